@@ -1,0 +1,95 @@
+# gpusort -- PGXS build with CUDA kernels
+#
+#   make [PG_CONFIG=...] [NVCC=...] [CUDA_HOME=...] [GPU_ARCHS="sm_90 ..."]
+#   make install
+#   make installcheck            # pg_regress against a running server
+#   make unit-test kernel-test   # standalone test programs in test/
+#
+# Without nvcc the library is built CPU-only (every sort takes the CPU path).
+
+EXTENSION = gpusort
+MODULE_big = gpusort
+DATA = gpusort--1.0.sql
+PGFILEDESC = "gpusort - sorting on NVIDIA GPUs"
+
+REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values
+REGRESS_OPTS = --load-extension=gpusort
+
+SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
+	src/devices.o src/key_encoding.o src/cpu_radix.o
+
+# PGXS would otherwise ask for LLVM bitcode of the nvcc objects
+with_llvm = no
+
+PG_CONFIG ?= pg_config
+
+# ---- CUDA ------------------------------------------------------------------
+ifeq ($(origin NVCC),undefined)
+  ifneq ($(CUDA_HOME),)
+    NVCC := $(wildcard $(CUDA_HOME)/bin/nvcc)
+  endif
+  ifeq ($(NVCC),)
+    NVCC := $(shell command -v nvcc 2>/dev/null)
+  endif
+endif
+ifeq ($(CUDA_HOME),)
+  ifneq ($(NVCC),)
+    # resolve wrapper scripts: ask nvcc where its toolkit lives
+    CUDA_HOME := $(shell $(NVCC) --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n "s/^\#\$$ TOP=//p" | head -1)
+    ifeq ($(CUDA_HOME),)
+      CUDA_HOME := $(abspath $(dir $(NVCC))/..)
+    endif
+  endif
+endif
+
+KERNEL_HEADERS = kernels/gpusort_kernels.h kernels/cuda_check.cuh
+
+ifneq ($(NVCC),)
+  # SASS for every architecture this nvcc builds, PTX for the newest
+  GPU_ARCHS ?= $(shell $(NVCC) --list-gpu-code 2>/dev/null | sort -t_ -k2 -n | tr '\n' ' ')
+  NEWEST_ARCH = $(lastword $(GPU_ARCHS))
+  GENCODE = $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
+	-gencode arch=compute_$(NEWEST_ARCH:sm_%=%),code=compute_$(NEWEST_ARCH:sm_%=%)
+  NVCC_FLAGS = -O3 -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall,-Wextra
+  KERNEL_OBJS = kernels/device.o kernels/radix_sort.o
+  CUDA_LIBS = -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib \
+	-lcudart_static -lrt -ldl -lpthread -lstdc++
+else
+  $(info gpusort: nvcc not found (set NVCC or CUDA_HOME); building a CPU-only library)
+  KERNEL_OBJS = kernels/no_gpu.o
+  CUDA_LIBS =
+endif
+
+OBJS = $(SRC_OBJS) $(KERNEL_OBJS)
+SHLIB_LINK += $(CUDA_LIBS)
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
+
+TEST_PROGRAMS = test/unit_test test/kernel_test bench/crossover
+EXTRA_CLEAN = $(TEST_PROGRAMS) kernels/*.o
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+kernels/%.o: kernels/%.cu $(KERNEL_HEADERS)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+$(SRC_OBJS): src/gpusort.h src/key_encoding.h src/cpu_radix.h kernels/gpusort_kernels.h
+
+# ---- standalone programs (no PostgreSQL needed) ------------------------------
+TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels
+
+test/unit_test: test/unit_test.c src/key_encoding.c src/cpu_radix.c src/key_encoding.h src/cpu_radix.h
+	$(CC) $(TEST_CFLAGS) -o $@ test/unit_test.c src/key_encoding.c src/cpu_radix.c -lm
+
+test/kernel_test: test/kernel_test.c test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)
+	$(CC) $(TEST_CFLAGS) -o $@ test/kernel_test.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
+
+bench/crossover: bench/crossover.c test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)
+	$(CC) $(TEST_CFLAGS) -o $@ bench/crossover.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
+
+.PHONY: unit-test kernel-test
+unit-test: test/unit_test
+	test/unit_test
+
+kernel-test: test/kernel_test
+	test/kernel_test

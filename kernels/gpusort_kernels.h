@@ -1,0 +1,120 @@
+/*
+ * gpusort_kernels.h -- the only interface between the PostgreSQL side (src/)
+ * and the CUDA side (kernels/).
+ *
+ * Plain C, no PostgreSQL and no CUDA headers.  Every function returns a
+ * status code; the kernel side never exits, aborts or prints.  A build
+ * without nvcc links kernels/no_gpu.c instead, whose functions all report
+ * GPUSORT_ERR_NO_DEVICE.
+ *
+ * Keys are 32-bit unsigned words whose unsigned order is the wanted order
+ * (src/key_encoding.c makes them).  A row's key may span several words
+ * (word 0 most significant); words are passed word-major:
+ * words[w * n + i] is word w of row i.
+ */
+#ifndef GPUSORT_KERNELS_H
+#define GPUSORT_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gpusort_status
+{
+	GPUSORT_OK = 0,
+	GPUSORT_ERR_NO_DEVICE,		/* no CUDA driver or no CUDA device */
+	GPUSORT_ERR_OUT_OF_MEMORY,	/* device memory exhausted; retry smaller
+								 * or fall back */
+	GPUSORT_ERR_INVALID_ARGUMENT,	/* caller error (size, device ordinal) */
+	GPUSORT_ERR_CUDA,			/* a CUDA call failed; see detail */
+	GPUSORT_ERR_CUDA_STICKY		/* the context is unusable for this process */
+} gpusort_status;
+
+/* Static text for a status code. */
+const char *gpusort_status_message(gpusort_status status);
+
+/* Text of the last CUDA error seen by this thread ("" if none). */
+const char *gpusort_error_detail(void);
+
+typedef struct gpusort_device_info
+{
+	int			ordinal;
+	char		name[256];
+	int			cc_major;
+	int			cc_minor;
+	size_t		total_memory;	/* bytes */
+	int			multiprocessors;
+} gpusort_device_info;
+
+/* Number of CUDA devices; 0 with GPUSORT_ERR_NO_DEVICE when there is none. */
+gpusort_status gpusort_device_count(int *count);
+
+gpusort_status gpusort_device_get_info(int ordinal, gpusort_device_info *info);
+
+/*
+ * Select the device and create its context (the expensive part of opening a
+ * GPU: 0.2-0.3 s).  Idempotent; call lazily, never in a postmaster.
+ */
+gpusort_status gpusort_device_open(int ordinal);
+
+/* Free and available device memory of the opened device, in bytes. */
+gpusort_status gpusort_device_memory(size_t *free_bytes, size_t *total_bytes);
+
+/* Wall times of the phases of one job, in milliseconds. */
+typedef struct gpusort_timing
+{
+	double		to_device_ms;
+	double		sort_ms;
+	double		from_device_ms;
+	int			digit_passes;	/* radix passes actually run */
+} gpusort_timing;
+
+/*
+ * A job owns the device buffers of one sort.  Create it, upload the keys,
+ * sort, download the permutation, destroy it.  Destroy is safe on any job
+ * in any state (including NULL) and frees all its device memory; the
+ * caller arranges for it to run on error paths too.
+ */
+typedef struct gpusort_job gpusort_job;
+
+/* Device memory a job of n rows and nwords key words will allocate. */
+size_t		gpusort_job_device_bytes(size_t n, int nwords);
+
+gpusort_status gpusort_job_create(size_t n, int nwords, gpusort_job **job);
+
+/* Copy the word-major key words (nwords * n of them) to the device. */
+gpusort_status gpusort_job_upload(gpusort_job *job, const uint32_t *words);
+
+/*
+ * Stable sort by the key words.  The payload of row i is i (made on the
+ * device, not uploaded), so afterwards the payloads are the stable sorting
+ * permutation.
+ */
+gpusort_status gpusort_job_sort(gpusort_job *job);
+
+/*
+ * Copy results to the host.  perm (n entries) receives the row positions in
+ * sorted order; keys (may be NULL) receives word 0 of the sorted keys.
+ */
+gpusort_status gpusort_job_download(gpusort_job *job, uint32_t *perm,
+									uint32_t *keys);
+
+void		gpusort_job_timing(const gpusort_job *job, gpusort_timing *timing);
+
+void		gpusort_job_destroy(gpusort_job *job);
+
+/*
+ * Convenience for tests and benchmarks: sort n (key, payload) pairs held in
+ * host memory, stably by key, in place.
+ */
+gpusort_status gpusort_sort_pairs_u32(uint32_t *keys, uint32_t *payloads,
+									  size_t n, gpusort_timing *timing);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUSORT_KERNELS_H */

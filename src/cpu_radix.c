@@ -1,0 +1,96 @@
+/*
+ * cpu_radix.c -- stable LSD radix sort (8-bit digits) of encoded 32-bit key
+ * words carrying row positions, for machines without a usable GPU and for
+ * inputs too small to be worth a GPU round trip.
+ *
+ * One read of a key word counts all four digit places; a place where every
+ * key has the same digit is skipped.  Multi-word keys are sorted word by
+ * word from the least significant, gathering each word in the order the
+ * previous words left.
+ */
+#include <string.h>
+
+#include "cpu_radix.h"
+
+#define RADIX 256
+
+/* One stable counting pass: (kin, vin) -> (kout, vout) by digit at shift. */
+static void
+radix_pass(const uint32_t *kin, const uint32_t *vin, uint32_t *kout,
+		   uint32_t *vout, size_t n, int shift, const size_t *count)
+{
+	size_t		offset[RADIX];
+	size_t		sum = 0;
+
+	for (int d = 0; d < RADIX; d++)
+	{
+		offset[d] = sum;
+		sum += count[d];
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32_t	k = kin[i];
+		size_t		pos = offset[(k >> shift) & (RADIX - 1)]++;
+
+		kout[pos] = k;
+		vout[pos] = vin[i];
+	}
+}
+
+int
+cpu_radix_sort_rows(const uint32_t *words, int nwords, size_t n,
+					uint32_t *perm, uint32_t *keys_out, uint32_t *scratch,
+					void (*interrupt_check) (void))
+{
+	uint32_t   *ka = scratch;
+	uint32_t   *kb = scratch + n;
+	uint32_t   *vb = scratch + 2 * n;
+	uint32_t   *keys = ka;		/* current keys, in the order of perm */
+	uint32_t   *vals = perm;
+	int			passes = 0;
+	size_t		count[4][RADIX];
+
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t) i;
+	if (n == 0)
+		return 0;
+
+	for (int w = nwords - 1; w >= 0; w--)
+	{
+		const uint32_t *word = words + (size_t) w * n;
+
+		/* keys of this word in the current order, and all four histograms */
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+		{
+			uint32_t	k = word[vals[i]];
+
+			keys[i] = k;
+			count[0][k & 0xff]++;
+			count[1][(k >> 8) & 0xff]++;
+			count[2][(k >> 16) & 0xff]++;
+			count[3][k >> 24]++;
+		}
+		for (int p = 0; p < 4; p++)
+		{
+			uint32_t   *kout,
+					   *vout;
+
+			if (count[p][(keys[0] >> (8 * p)) & 0xff] == n)
+				continue;		/* every key has this digit */
+			kout = keys == ka ? kb : ka;
+			vout = vals == perm ? vb : perm;
+			radix_pass(keys, vals, kout, vout, n, 8 * p, count[p]);
+			keys = kout;
+			vals = vout;
+			passes++;
+			if (interrupt_check)
+				interrupt_check();
+		}
+	}
+	if (vals != perm)
+		memcpy(perm, vals, n * sizeof(uint32_t));
+	if (keys_out)
+		memcpy(keys_out, keys, n * sizeof(uint32_t));
+	return passes;
+}

@@ -1,0 +1,45 @@
+/*
+ * devices.c -- gpusort_devices(): the CUDA devices this backend can see.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "gpusort.h"
+#include "../kernels/gpusort_kernels.h"
+
+PG_FUNCTION_INFO_V1(gpusort_devices);
+
+Datum
+gpusort_devices(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			count = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	/* no driver or no device: no rows (not an error) */
+	if (gpusort_device_count(&count) != GPUSORT_OK)
+		PG_RETURN_VOID();
+
+	for (int i = 0; i < count; i++)
+	{
+		gpusort_device_info info;
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+		char		cc[32];
+
+		if (gpusort_device_get_info(i, &info) != GPUSORT_OK)
+			continue;
+		snprintf(cc, sizeof(cc), "%d.%d", info.cc_major, info.cc_minor);
+		values[0] = Int32GetDatum(info.ordinal);
+		values[1] = CStringGetTextDatum(info.name);
+		values[2] = CStringGetTextDatum(cc);
+		values[3] = Int64GetDatum((int64) (info.total_memory / (1024 * 1024)));
+		values[4] = Int32GetDatum(info.multiprocessors);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	PG_RETURN_VOID();
+}

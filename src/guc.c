@@ -1,0 +1,49 @@
+/*
+ * guc.c -- gpusort's configuration parameters.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+
+#include "gpusort.h"
+
+int			gpusort_device = GPUSORT_DEVICE_AUTO;
+int			gpusort_gpu_min_elements = 100000;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", GPUSORT_DEVICE_AUTO, false},
+	{"gpu", GPUSORT_DEVICE_GPU, false},
+	{"cpu", GPUSORT_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+void
+gpusort_define_gucs(void)
+{
+	DefineCustomEnumVariable("gpusort.device",
+							 "Where gpusort sorts: auto, gpu or cpu.",
+							 "auto uses the GPU when one is present and the input has at least "
+							 "gpusort.gpu_min_elements keys; gpu uses it whenever one is present; "
+							 "cpu always uses the CPU radix sort.",
+							 &gpusort_device,
+							 GPUSORT_DEVICE_AUTO,
+							 device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.gpu_min_elements",
+							"Fewest keys for which gpusort.device = auto uses the GPU.",
+							"Smaller inputs are sorted by the CPU radix sort, which is faster "
+							"there than a round trip to the GPU.",
+							&gpusort_gpu_min_elements,
+							100000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("gpusort");
+}

@@ -1,0 +1,227 @@
+/*
+ * sort_engine.c -- chooses between the GPU and the CPU path for one sort,
+ * owns the backend's GPU state, and makes sure no failure of the GPU side
+ * costs a query its result.
+ *
+ * The GPU is opened the first time a backend needs it and stays open for
+ * the backend's life.  A job's device memory is tied to the current memory
+ * context by a reset callback, so an error or a cancel between phases frees
+ * it.  Any CUDA failure gives one WARNING and the CPU path; a failure that
+ * leaves the CUDA context unusable disables the GPU for the rest of the
+ * backend's life.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+
+#include "gpusort.h"
+#include "cpu_radix.h"
+#include "../kernels/gpusort_kernels.h"
+
+typedef enum GpuState
+{
+	GPU_UNKNOWN,				/* not tried yet in this backend */
+	GPU_READY,
+	GPU_ABSENT,					/* no driver or device */
+	GPU_BROKEN					/* failed to open, or a sticky error */
+} GpuState;
+
+static GpuState gpu_state = GPU_UNKNOWN;
+static gpusort_device_info gpu_info;
+static char gpu_unusable_reason[256];
+
+/* A job whose device memory a memory-context callback frees. */
+typedef struct JobGuard
+{
+	gpusort_job *job;
+	MemoryContextCallback callback;
+} JobGuard;
+
+void *
+gpusort_alloc_huge(size_t bytes)
+{
+	return palloc_extended(bytes > 0 ? bytes : 1, MCXT_ALLOC_HUGE);
+}
+
+bool
+gpusort_gpu_ready(const char **reason)
+{
+	if (gpu_state == GPU_UNKNOWN)
+	{
+		gpusort_status st = gpusort_device_open(0);
+
+		if (st == GPUSORT_OK)
+			st = gpusort_device_get_info(0, &gpu_info);
+		if (st == GPUSORT_OK)
+		{
+			gpu_state = GPU_READY;
+			elog(DEBUG1, "gpusort: opened GPU 0 (%s)", gpu_info.name);
+		}
+		else
+		{
+			gpu_state = st == GPUSORT_ERR_NO_DEVICE ? GPU_ABSENT : GPU_BROKEN;
+			snprintf(gpu_unusable_reason, sizeof(gpu_unusable_reason),
+					 "%s: %s", gpusort_status_message(st), gpusort_error_detail());
+			if (gpu_state == GPU_BROKEN)
+				ereport(WARNING,
+						(errcode(ERRCODE_SYSTEM_ERROR),
+						 errmsg("gpusort: could not open the GPU, using the CPU path"),
+						 errdetail("%s", gpu_unusable_reason)));
+		}
+	}
+	if (reason)
+		*reason = gpu_state == GPU_READY ? NULL : gpu_unusable_reason;
+	return gpu_state == GPU_READY;
+}
+
+static void
+job_guard_release(void *arg)
+{
+	JobGuard   *guard = (JobGuard *) arg;
+
+	gpusort_job_destroy(guard->job);
+	guard->job = NULL;
+}
+
+static void
+interrupt_check(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+static void
+cpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
+		 GpuSortRun *run)
+{
+	uint32	   *scratch = gpusort_alloc_huge(cpu_radix_scratch_words(n) * sizeof(uint32));
+	instr_time	start,
+				elapsed;
+
+	INSTR_TIME_SET_CURRENT(start);
+	run->passes = cpu_radix_sort_rows(words, nwords, n, perm, NULL, scratch,
+									  interrupt_check);
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	run->sort_ms = INSTR_TIME_GET_MILLISEC(elapsed);
+	run->on_gpu = false;
+	run->device_name = "CPU";
+	pfree(scratch);
+}
+
+/*
+ * The GPU path.  Returns false (with the job's memory freed) if the CPU
+ * must take over; *failed is set if that is because something went wrong.
+ */
+static bool
+gpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
+		 GpuSortRun *run, bool *failed)
+{
+	JobGuard   *guard;
+	gpusort_status st;
+	size_t		free_bytes,
+				total_bytes;
+	gpusort_timing timing;
+
+	*failed = false;
+	st = gpusort_device_memory(&free_bytes, &total_bytes);
+	if (st == GPUSORT_OK && gpusort_job_device_bytes(n, nwords) > free_bytes)
+	{
+		run->reason = "not enough free GPU memory";
+		return false;
+	}
+
+	guard = palloc0(sizeof(JobGuard));
+	guard->callback.func = job_guard_release;
+	guard->callback.arg = guard;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &guard->callback);
+
+	if (st == GPUSORT_OK)
+		st = gpusort_job_create(n, nwords, &guard->job);
+	CHECK_FOR_INTERRUPTS();
+	if (st == GPUSORT_OK)
+		st = gpusort_job_upload(guard->job, words);
+	CHECK_FOR_INTERRUPTS();
+	if (st == GPUSORT_OK)
+		st = gpusort_job_sort(guard->job);
+	CHECK_FOR_INTERRUPTS();
+	if (st == GPUSORT_OK)
+		st = gpusort_job_download(guard->job, perm, NULL);
+	if (st == GPUSORT_OK)
+	{
+		gpusort_job_timing(guard->job, &timing);
+		run->on_gpu = true;
+		run->device_name = gpu_info.name;
+		run->passes = timing.digit_passes;
+		run->to_device_ms = timing.to_device_ms;
+		run->sort_ms = timing.sort_ms;
+		run->from_device_ms = timing.from_device_ms;
+	}
+	job_guard_release(guard);
+
+	if (st != GPUSORT_OK)
+	{
+		*failed = true;
+		if (st == GPUSORT_ERR_CUDA_STICKY)
+		{
+			gpu_state = GPU_BROKEN;
+			snprintf(gpu_unusable_reason, sizeof(gpu_unusable_reason),
+					 "an earlier unrecoverable CUDA error: %s", gpusort_error_detail());
+		}
+		ereport(WARNING,
+				(errcode(st == GPUSORT_ERR_OUT_OF_MEMORY ?
+						 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+				 errmsg("gpusort: GPU sort of %zu rows failed, using the CPU path", n),
+				 errdetail("%s: %s", gpusort_status_message(st), gpusort_error_detail()),
+				 st == GPUSORT_ERR_CUDA_STICKY ?
+				 errhint("The GPU stays disabled in this session; reconnect to retry it.") : 0));
+		run->reason = "GPU failure";
+		return false;
+	}
+	return true;
+}
+
+void
+gpusort_sort_rows(const uint32 *words, int nwords, size_t n, uint32 *perm,
+				  GpuSortRun *run)
+{
+	const char *why_not = NULL;
+	bool		failed = false;
+
+	memset(run, 0, sizeof(*run));
+	run->algorithm = "radix";
+
+	if (gpusort_device == GPUSORT_DEVICE_CPU)
+		run->reason = "gpusort.device = cpu";
+	else if (gpusort_device == GPUSORT_DEVICE_AUTO &&
+			 n < (size_t) gpusort_gpu_min_elements)
+		run->reason = "fewer rows than gpusort.gpu_min_elements";
+	else if (n > (size_t) PG_UINT32_MAX)
+		run->reason = "too many rows for 32-bit row positions";
+	else if (!gpusort_gpu_ready(&why_not))
+	{
+		run->reason = "no usable GPU";
+		if (gpusort_device == GPUSORT_DEVICE_GPU)
+			ereport(WARNING,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("gpusort.device is \"gpu\" but no GPU is usable, using the CPU path"),
+					 errdetail("%s", why_not),
+					 errhint("Set gpusort.device to \"auto\" to use the CPU path without this warning.")));
+	}
+	else
+	{
+		run->reason = gpusort_device == GPUSORT_DEVICE_GPU ?
+			"gpusort.device = gpu" : "at least gpusort.gpu_min_elements rows";
+		if (gpu_sort(words, nwords, n, perm, run, &failed))
+		{
+			elog(DEBUG1, "gpusort: sorted %zu rows on %s (%s), %d passes",
+				 n, run->device_name, run->reason, run->passes);
+			return;
+		}
+	}
+
+	cpu_sort(words, nwords, n, perm, run);
+	elog(DEBUG1, "gpusort: sorted %zu rows on the CPU (%s), %d passes",
+		 n, run->reason, run->passes);
+}

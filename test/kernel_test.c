@@ -1,0 +1,199 @@
+/*
+ * kernel_test.c -- the GPU radix sort against a CPU reference, through the
+ * plain-C kernel interface only.
+ *
+ * Fresh random keys of every distribution and many sizes (below, at and
+ * above one tile, powers of two and not); output buffers poisoned before
+ * every download; the permutation checked to be the unique stable one
+ * (so every output element was written and payloads kept their order), and
+ * compared with the CPU radix sort for sizes up to 2^22.  Multi-word keys
+ * and caller payloads too.  Device memory must be back where it started.
+ *
+ * Usage: kernel_test [max_n]      (default 2^26)
+ * Prints "skipped: no GPU" and exits 0 where there is no GPU.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "cpu_radix.h"
+#include "gpusort_kernels.h"
+#include "test_data.h"
+
+#define POISON 0xdeadbeefu
+
+static int	failures = 0;
+static int	checks = 0;
+
+#define CHECK(cond, ...) \
+	do { \
+		checks++; \
+		if (!(cond)) { \
+			failures++; \
+			printf("FAIL: "); \
+			printf(__VA_ARGS__); \
+			printf("\n"); \
+		} \
+	} while (0)
+
+static void
+check_status(gpusort_status st, const char *what)
+{
+	CHECK(st == GPUSORT_OK, "%s: %s (%s)", what, gpusort_status_message(st),
+		  gpusort_error_detail());
+}
+
+/* One sort of n rows of nwords words; returns 0 if the GPU call failed. */
+static int
+run_case(test_distribution d, size_t n, int nwords, uint64_t *rng)
+{
+	uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
+	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
+	gpusort_job *job = NULL;
+	gpusort_status st;
+	const char *err;
+	size_t		where = 0;
+	int			ok = 1;
+
+	for (int w = 0; w < nwords; w++)
+	{
+		test_fill(words + (size_t) w * n, n, w == 0 ? d : DIST_UNIFORM, rng);
+		if (w + 1 < nwords)		/* few values, so that ties reach the next word */
+			for (size_t i = 0; i < n; i++)
+				words[(size_t) w * n + i] &= 0x7;
+	}
+	for (size_t i = 0; i < n; i++)
+		perm[i] = keys[i] = POISON;
+
+	st = gpusort_job_create(n, nwords, &job);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_upload(job, words);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_sort(job);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_download(job, perm, keys);
+	gpusort_job_destroy(job);
+	check_status(st, "gpu sort");
+	if (st != GPUSORT_OK)
+		ok = 0;
+	else
+	{
+		err = test_check_permutation(words, nwords, n, perm, &where);
+		CHECK(err == NULL, "%s n=%zu nwords=%d: %s at %zu",
+			  test_distribution_names[d], n, nwords, err, where);
+		for (size_t i = 0; i < n && ok; i++)
+			ok = keys[i] == words[perm[i]];
+		CHECK(ok, "%s n=%zu nwords=%d: sorted keys do not match the permutation",
+			  test_distribution_names[d], n, nwords);
+
+		if (n <= (1u << 22))
+		{
+			uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
+			uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
+			int			same = 1;
+
+			cpu_radix_sort_rows(words, nwords, n, ref, NULL, scratch, NULL);
+			for (size_t i = 0; i < n && same; i++)
+				same = ref[i] == perm[i];
+			CHECK(same, "%s n=%zu nwords=%d: differs from the CPU reference",
+				  test_distribution_names[d], n, nwords);
+			free(ref);
+			free(scratch);
+		}
+	}
+	free(words);
+	free(perm);
+	free(keys);
+	return ok;
+}
+
+/* gpusort_sort_pairs_u32 with caller payloads: stable, payloads kept. */
+static void
+run_pairs_case(size_t n, uint64_t *rng)
+{
+	uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *orig = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *vals = malloc((n + 1) * sizeof(uint32_t));
+	gpusort_timing t;
+	gpusort_status st;
+	int			ok = 1;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		orig[i] = keys[i] = test_rand32(rng) & 0xff;	/* many ties */
+		vals[i] = (uint32_t) i ^ 0x5a5a5a5au;
+	}
+	st = gpusort_sort_pairs_u32(keys, vals, n, &t);
+	check_status(st, "gpusort_sort_pairs_u32");
+	for (size_t i = 0; i < n && ok; i++)
+	{
+		uint32_t	row = vals[i] ^ 0x5a5a5a5au;
+
+		ok = row < n && orig[row] == keys[i] &&
+			(i == 0 || keys[i - 1] < keys[i] ||
+			 (keys[i - 1] == keys[i] && (vals[i - 1] ^ 0x5a5a5a5au) < row));
+	}
+	CHECK(ok, "sort_pairs n=%zu: payloads wrong or unstable", n);
+	free(keys);
+	free(orig);
+	free(vals);
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t		max_n = argc > 1 ? strtoull(argv[1], NULL, 10) : ((size_t) 1 << 26);
+	size_t		sizes[] = {0, 1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 2047, 2048,
+		2049, 4095, 4097, 65536, 100003, 1u << 20, 3000017, 1u << 24,
+		(1u << 26) + 5, 1u << 28, (1u << 30)};
+	uint64_t	seed = (uint64_t) time(NULL) * 2654435761u + (uint64_t) clock();
+	uint64_t	rng = seed | 1;
+	gpusort_device_info info;
+	size_t		free0,
+				free1,
+				total;
+	int			count;
+	gpusort_status st = gpusort_device_count(&count);
+
+	if (st == GPUSORT_ERR_NO_DEVICE)
+	{
+		printf("skipped: no GPU (%s)\n", gpusort_error_detail());
+		return 0;
+	}
+	check_status(st, "device count");
+	check_status(gpusort_device_open(0), "device open");
+	check_status(gpusort_device_get_info(0, &info), "device info");
+	if (failures)
+		return 1;
+	printf("kernel_test: %s (cc %d.%d, %d SMs, %zu MB), seed %llu, sizes up to %zu\n",
+		   info.name, info.cc_major, info.cc_minor, info.multiprocessors,
+		   info.total_memory >> 20, (unsigned long long) seed, max_n);
+	check_status(gpusort_device_memory(&free0, &total), "memory info");
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		size_t		n = sizes[s];
+		int			before = failures;
+
+		if (n > max_n)
+			continue;
+		for (int d = 0; d < DIST_COUNT; d++)
+			for (int nwords = 1; nwords <= 3; nwords++)
+			{
+				/* multi-word keys on the big sizes only once per size */
+				if (nwords > 1 && n > (1u << 24) && d != DIST_UNIFORM)
+					continue;
+				run_case((test_distribution) d, n, nwords, &rng);
+			}
+		printf("n=%-11zu %s\n", n, failures == before ? "ok" : "FAILED");
+		fflush(stdout);
+	}
+	run_pairs_case(12345, &rng);
+	run_pairs_case(1000003, &rng);
+
+	check_status(gpusort_device_memory(&free1, &total), "memory info");
+	CHECK(free1 + (4u << 20) >= free0, "device memory leaked: %zu MB free before, %zu after",
+		  free0 >> 20, free1 >> 20);
+	printf("kernel_test: %d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,193 @@
+/*
+ * test_data.h -- random key distributions for the test and benchmark
+ * programs: Cederman and Tsigas's uniform, sorted, reverse, zero, bucket,
+ * gaussian and staggered, plus reduced-entropy and banded keys.
+ * Header-only, plain C.
+ */
+#ifndef GPUSORT_TEST_DATA_H
+#define GPUSORT_TEST_DATA_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum test_distribution
+{
+	DIST_UNIFORM,
+	DIST_SORTED,
+	DIST_REVERSE,
+	DIST_ZERO,
+	DIST_BUCKET,
+	DIST_GAUSSIAN,
+	DIST_STAGGERED,
+	DIST_ENTROPY_AND2,			/* AND of 2 random words */
+	DIST_ENTROPY_AND4,			/* AND of 4 random words */
+	DIST_BANDED20,				/* 20 significant bits */
+	DIST_COUNT
+} test_distribution;
+
+static const char *const test_distribution_names[DIST_COUNT] = {
+	"uniform", "sorted", "reverse", "zero", "bucket", "gaussian",
+	"staggered", "entropy-and2", "entropy-and4", "banded20"
+};
+
+/* xorshift64* */
+static inline uint64_t
+test_rand64(uint64_t *state)
+{
+	uint64_t	x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * UINT64_C(2685821657736338717);
+}
+
+static inline uint32_t
+test_rand32(uint64_t *state)
+{
+	return (uint32_t) (test_rand64(state) >> 32);
+}
+
+/* Fill keys[0..n) with distribution d. */
+static void
+test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
+{
+	const uint64_t p = 128;		/* blocks for bucket and staggered */
+
+	switch (d)
+	{
+		case DIST_UNIFORM:
+			for (size_t i = 0; i < n; i++)
+				keys[i] = test_rand32(rng);
+			break;
+		case DIST_SORTED:
+		case DIST_REVERSE:
+			{
+				/* non-decreasing random keys spread over the whole range */
+				uint64_t	step = n ? (UINT64_C(1) << 32) / n : 0;
+
+				for (size_t i = 0; i < n; i++)
+				{
+					uint64_t	v = i * step + (step > 1 ? test_rand64(rng) % step : 0);
+					size_t		at = d == DIST_SORTED ? i : n - 1 - i;
+
+					keys[at] = (uint32_t) v;
+				}
+			}
+			break;
+		case DIST_ZERO:
+			{
+				uint32_t	v = test_rand32(rng);
+
+				for (size_t i = 0; i < n; i++)
+					keys[i] = v;
+			}
+			break;
+		case DIST_BUCKET:
+			{
+				/* p blocks of p sections; section j holds [j, j+1) * 2^32/p */
+				size_t		block = n / p + 1;
+				size_t		section = block / p + 1;
+				uint64_t	width = (UINT64_C(1) << 32) / p;
+
+				for (size_t i = 0; i < n; i++)
+				{
+					uint64_t	j = ((i % block) / section) % p;
+
+					keys[i] = (uint32_t) (j * width + test_rand64(rng) % width);
+				}
+			}
+			break;
+		case DIST_GAUSSIAN:
+			for (size_t i = 0; i < n; i++)
+			{
+				uint64_t	s = 0;
+
+				for (int k = 0; k < 4; k++)
+					s += test_rand32(rng);
+				keys[i] = (uint32_t) (s / 4);
+			}
+			break;
+		case DIST_STAGGERED:
+			{
+				size_t		block = n / p + 1;
+				uint64_t	width = (UINT64_C(1) << 32) / p;
+
+				for (size_t i = 0; i < n; i++)
+				{
+					uint64_t	b = i / block;
+					uint64_t	lo = b < p / 2 ? 2 * b + 1 : 2 * b - p;
+
+					keys[i] = (uint32_t) ((lo % p) * width + test_rand64(rng) % width);
+				}
+			}
+			break;
+		case DIST_ENTROPY_AND2:
+		case DIST_ENTROPY_AND4:
+			for (size_t i = 0; i < n; i++)
+			{
+				uint32_t	v = test_rand32(rng) & test_rand32(rng);
+
+				if (d == DIST_ENTROPY_AND4)
+					v &= test_rand32(rng) & test_rand32(rng);
+				keys[i] = v;
+			}
+			break;
+		case DIST_BANDED20:
+			{
+				uint32_t	base = test_rand32(rng) & 0x7ff00000u;
+
+				for (size_t i = 0; i < n; i++)
+					keys[i] = base + (test_rand32(rng) & 0xfffffu);
+			}
+			break;
+		case DIST_COUNT:
+			break;
+	}
+}
+
+/*
+ * Check that perm is the stable sorting permutation of the rows whose keys
+ * are nwords words each (word-major).  A stable sort's permutation is
+ * unique, so this is a complete check: every entry in range and used once
+ * (every output element written), rows in key order, ties in row order.
+ * Returns NULL or a description of the first defect.
+ */
+static const char *
+test_check_permutation(const uint32_t *words, int nwords, size_t n,
+					   const uint32_t *perm, size_t *where)
+{
+	unsigned char *seen = calloc(n ? n : 1, 1);
+	const char *err = NULL;
+
+	for (size_t i = 0; i < n && !err; i++)
+	{
+		*where = i;
+		if (perm[i] >= n)
+			err = "row position out of range (unwritten output?)";
+		else if (seen[perm[i]]++)
+			err = "row position appears twice";
+		else if (i > 0)
+		{
+			int			c = 0;
+
+			for (int w = 0; w < nwords && c == 0; w++)
+			{
+				uint32_t	a = words[(size_t) w * n + perm[i - 1]];
+				uint32_t	b = words[(size_t) w * n + perm[i]];
+
+				c = (a > b) - (a < b);
+			}
+			if (c > 0)
+				err = "keys out of order";
+			else if (c == 0 && perm[i - 1] > perm[i])
+				err = "equal keys out of row order (not stable)";
+		}
+	}
+	free(seen);
+	return err;
+}
+
+#endif

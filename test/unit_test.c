@@ -1,0 +1,248 @@
+/*
+ * unit_test.c -- tests of the key encodings and the CPU radix sort, with no
+ * PostgreSQL and no GPU.  Exit status 0 when everything passed.
+ */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "cpu_radix.h"
+#include "key_encoding.h"
+#include "test_data.h"
+
+static int	failures = 0;
+static int	checks = 0;
+
+#define CHECK(cond, ...) \
+	do { \
+		checks++; \
+		if (!(cond)) { \
+			failures++; \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__); \
+			printf("\n"); \
+		} \
+	} while (0)
+
+/* PostgreSQL's float4 order: NaNs equal and above all, -0 == +0. */
+static int
+pg_float4_cmp(float a, float b)
+{
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	return (a > b) - (a < b);
+}
+
+static int
+pg_float8_cmp(double a, double b)
+{
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	return (a > b) - (a < b);
+}
+
+static int
+sign32(uint32_t a, uint32_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int
+sign64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static float
+float_from_bits(uint32_t bits)
+{
+	float		f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+static void
+test_float4_encoding(uint64_t *rng)
+{
+	float		special[] = {
+		-INFINITY, -FLT_MAX, -1e20f, -1.5f, -1.0f, -FLT_MIN,
+		-float_from_bits(1), -0.0f, 0.0f, float_from_bits(1),
+		float_from_bits(0x007fffff), FLT_MIN, 1.0f, 1.5f, 1e20f, FLT_MAX,
+		INFINITY, NAN, -NAN, float_from_bits(0x7fc00001), float_from_bits(0xffffffff)
+	};
+	int			ns = sizeof(special) / sizeof(special[0]);
+
+	for (int i = 0; i < ns; i++)
+		for (int j = 0; j < ns; j++)
+			CHECK(sign32(gpusort_encode_float4(special[i]), gpusort_encode_float4(special[j])) ==
+				  pg_float4_cmp(special[i], special[j]),
+				  "float4 order of %g vs %g", special[i], special[j]);
+	CHECK(gpusort_encode_float4(-0.0f) == gpusort_encode_float4(0.0f), "-0 and +0 share a code");
+	CHECK(gpusort_encode_float4(NAN) > gpusort_encode_float4(INFINITY), "NaN above +Infinity");
+
+	/* random bit patterns, NaNs and denormals included */
+	for (int i = 0; i < 200000; i++)
+	{
+		float		a = float_from_bits(test_rand32(rng));
+		float		b = i % 3 ? float_from_bits(test_rand32(rng)) : a;
+		uint32_t	ea = gpusort_encode_float4(a),
+					eb = gpusort_encode_float4(b);
+
+		CHECK(sign32(ea, eb) == pg_float4_cmp(a, b), "float4 %a vs %a", a, b);
+		CHECK(sign32(gpusort_descending32(ea, true), gpusort_descending32(eb, true)) ==
+			  -pg_float4_cmp(a, b), "descending float4 %a vs %a", a, b);
+	}
+}
+
+static void
+test_int_encodings(uint64_t *rng)
+{
+	int32_t		special[] = {INT_MIN, INT_MIN + 1, -1000, -1, 0, 1, 1000, INT_MAX - 1, INT_MAX};
+	int			ns = sizeof(special) / sizeof(special[0]);
+
+	for (int i = 0; i < ns; i++)
+		for (int j = 0; j < ns; j++)
+			CHECK(sign32(gpusort_encode_int4(special[i]), gpusort_encode_int4(special[j])) ==
+				  (special[i] > special[j]) - (special[i] < special[j]),
+				  "int4 order of %d vs %d", special[i], special[j]);
+	for (int i = 0; i < 200000; i++)
+	{
+		int32_t		a = (int32_t) test_rand32(rng),
+					b = (int32_t) test_rand32(rng);
+		int64_t		c = (int64_t) test_rand64(rng),
+					d = i % 2 ? (int64_t) test_rand64(rng) : -c;
+		double		x,
+					y;
+		uint64_t	bx = test_rand64(rng),
+					by = i % 3 ? test_rand64(rng) : bx ^ 1;
+
+		CHECK(sign32(gpusort_encode_int4(a), gpusort_encode_int4(b)) == (a > b) - (a < b),
+			  "int4 %d vs %d", a, b);
+		CHECK(sign64(gpusort_encode_int8(c), gpusort_encode_int8(d)) == (c > d) - (c < d),
+			  "int8 %lld vs %lld", (long long) c, (long long) d);
+		memcpy(&x, &bx, sizeof(x));
+		memcpy(&y, &by, sizeof(y));
+		CHECK(sign64(gpusort_encode_float8(x), gpusort_encode_float8(y)) == pg_float8_cmp(x, y),
+			  "float8 %a vs %a", x, y);
+	}
+	CHECK(gpusort_encode_float8(-0.0) == gpusort_encode_float8(0.0), "float8 -0 == +0");
+	CHECK(gpusort_encode_float8(NAN) == gpusort_encode_float8(-NAN), "float8 NaNs equal");
+}
+
+/* The array encoders agree with the scalar ones, descending complemented. */
+static void
+test_array_encoders(uint64_t *rng)
+{
+	enum {N = 1000};
+	int32_t		iv[N];
+	float		fv[N];
+	uint32_t	codes[N];
+
+	for (int i = 0; i < N; i++)
+	{
+		iv[i] = (int32_t) test_rand32(rng);
+		fv[i] = float_from_bits(test_rand32(rng));
+	}
+	gpusort_encode_int4_array(iv, N, true, codes);
+	for (int i = 0; i < N; i++)
+		CHECK(codes[i] == ~gpusort_encode_int4(iv[i]), "int4 array encoder at %d", i);
+	gpusort_encode_float4_array(fv, N, false, codes);
+	for (int i = 0; i < N; i++)
+		CHECK(codes[i] == gpusort_encode_float4(fv[i]), "float4 array encoder at %d", i);
+}
+
+/* reference: stable sort of row indices by multi-word keys */
+static const uint32_t *ref_words;
+static int	ref_nwords;
+static size_t ref_n;
+
+static int
+ref_cmp(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	for (int w = 0; w < ref_nwords; w++)
+	{
+		uint32_t	kx = ref_words[(size_t) w * ref_n + x],
+					ky = ref_words[(size_t) w * ref_n + y];
+
+		if (kx != ky)
+			return kx < ky ? -1 : 1;
+	}
+	return (x > y) - (x < y);
+}
+
+static void
+test_cpu_radix(uint64_t *rng)
+{
+	size_t		sizes[] = {0, 1, 2, 3, 255, 256, 257, 1000, 4099, 65536, 300007};
+
+	for (int d = 0; d < DIST_COUNT; d++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			for (int nwords = 1; nwords <= 3; nwords++)
+			{
+				size_t		n = sizes[s];
+				uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
+				uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
+				uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
+				uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
+				uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
+				size_t		where = 0;
+				const char *err;
+				int			same = 1;
+
+				for (int w = 0; w < nwords; w++)
+				{
+					/* later words drawn from few values so that ties reach them */
+					test_fill(words + (size_t) w * n, n, w == 0 ? (test_distribution) d : DIST_UNIFORM, rng);
+					if (w + 1 < nwords)
+						for (size_t i = 0; i < n; i++)
+							words[(size_t) w * n + i] &= 0x3;
+				}
+				for (size_t i = 0; i < n; i++)
+					perm[i] = ref[i] = 0xdeadbeef;
+				cpu_radix_sort_rows(words, nwords, n, perm, keys, scratch, NULL);
+				err = test_check_permutation(words, nwords, n, perm, &where);
+				CHECK(err == NULL, "cpu radix %s n=%zu nwords=%d: %s at %zu",
+					  test_distribution_names[d], n, nwords, err, where);
+
+				for (size_t i = 0; i < n; i++)
+					ref[i] = (uint32_t) i;
+				ref_words = words;
+				ref_nwords = nwords;
+				ref_n = n;
+				qsort(ref, n, sizeof(uint32_t), ref_cmp);
+				for (size_t i = 0; i < n && same; i++)
+					same = ref[i] == perm[i] && keys[i] == words[perm[i]];
+				CHECK(same, "cpu radix %s n=%zu nwords=%d differs from qsort reference",
+					  test_distribution_names[d], n, nwords);
+				free(words);
+				free(perm);
+				free(ref);
+				free(keys);
+				free(scratch);
+			}
+}
+
+int
+main(void)
+{
+	uint64_t	seed = (uint64_t) time(NULL) * 2654435761u + (uint64_t) clock();
+	uint64_t	rng = seed | 1;
+
+	printf("unit_test: seed %llu\n", (unsigned long long) seed);
+	test_float4_encoding(&rng);
+	test_int_encodings(&rng);
+	test_array_encoders(&rng);
+	test_cpu_radix(&rng);
+	printf("unit_test: %d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
