@@ -19,7 +19,7 @@ SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
 	src/devices.o src/key_encoding.o src/cpu_radix.o
 
 # PGXS would otherwise ask for LLVM bitcode of the nvcc objects
-with_llvm = no
+override with_llvm = no
 
 PG_CONFIG ?= pg_config
 
@@ -76,7 +76,7 @@ kernels/%.o: kernels/%.cu $(KERNEL_HEADERS)
 $(SRC_OBJS): src/gpusort.h src/key_encoding.h src/cpu_radix.h kernels/gpusort_kernels.h
 
 # ---- standalone programs (no PostgreSQL needed) ------------------------------
-TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels
+TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels -Itest
 
 test/unit_test: test/unit_test.c src/key_encoding.c src/cpu_radix.c src/key_encoding.h src/cpu_radix.h
 	$(CC) $(TEST_CFLAGS) -o $@ test/unit_test.c src/key_encoding.c src/cpu_radix.c -lm

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# test/run_all.sh -- every test: set-up (test/setup.sh), the unit tests, the
+# kernel test program (prints "skipped: no GPU" without one) and pg_regress
+# (make installcheck) on a scratch cluster.  Exit status 0 when all passed.
+#
+#   KERNEL_TEST_MAX_N   largest size the kernel test program sorts (default 2^24)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash test/setup.sh
+source test/env.sh
+source test/scratch_cluster.sh
+
+echo "== unit tests"
+make -s unit-test PG_CONFIG="$PG_CONFIG"
+
+echo "== kernel test program"
+make -s test/kernel_test PG_CONFIG="$PG_CONFIG"
+test/kernel_test "${KERNEL_TEST_MAX_N:-16777216}"
+
+echo "== pg_regress (make installcheck)"
+cluster_start
+rm -rf results regression.diffs regression.out
+if ! make -s installcheck PG_CONFIG="$PG_CONFIG"; then
+	[ -f regression.diffs ] && cat regression.diffs
+	exit 1
+fi
+echo "== all tests passed"
