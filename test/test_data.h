@@ -155,7 +155,7 @@ test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
  * (every output element written), rows in key order, ties in row order.
  * Returns NULL or a description of the first defect.
  */
-static const char *
+static inline const char *
 test_check_permutation(const uint32_t *words, int nwords, size_t n,
 					   const uint32_t *perm, size_t *where)
 {
