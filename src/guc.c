@@ -10,7 +10,7 @@
 #include "gpusort.h"
 
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
-int			gpusort_gpu_min_elements = 100000;
+int			gpusort_gpu_min_elements = 32768;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -39,7 +39,7 @@ gpusort_define_gucs(void)
 							"Smaller inputs are sorted by the CPU radix sort, which is faster "
 							"there than a round trip to the GPU.",
 							&gpusort_gpu_min_elements,
-							100000,
+							32768,
 							0, INT_MAX,
 							PGC_USERSET,
 							0,

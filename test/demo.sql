@@ -3,7 +3,7 @@
 \pset footer off
 CREATE EXTENSION IF NOT EXISTS gpusort;
 
-\echo '== GPUs this server sees (none: every sort takes the CPU path)'
+\echo '== GPUs this server sees (no rows: every sort takes the CPU path)'
 SELECT * FROM gpusort_devices();
 
 \echo '== the basics'
