@@ -16,7 +16,8 @@ REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values
 REGRESS_OPTS = --load-extension=gpusort
 
 SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
-	src/devices.o src/key_encoding.o src/cpu_radix.o
+	src/devices.o src/key_encoding.o src/cpu_radix.o src/sort_keys.o \
+	src/tuple_store.o src/gpusort_planner.o src/gpusort_node.o
 
 # PGXS would otherwise ask for LLVM bitcode of the nvcc objects
 override with_llvm = no
@@ -73,7 +74,8 @@ include $(PGXS)
 kernels/%.o: kernels/%.cu $(KERNEL_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(SRC_OBJS): src/gpusort.h src/key_encoding.h src/cpu_radix.h kernels/gpusort_kernels.h
+$(SRC_OBJS): src/gpusort.h src/key_encoding.h src/cpu_radix.h src/sort_keys.h \
+	src/tuple_store.h src/gpusort_node.h kernels/gpusort_kernels.h
 
 # ---- standalone programs (no PostgreSQL needed) ------------------------------
 TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels -Itest

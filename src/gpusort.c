@@ -2,13 +2,15 @@
  * gpusort.c -- module entry point.
  *
  * _PG_init may run in the postmaster (shared_preload_libraries), so it only
- * defines GUCs; the GPU is opened lazily by the backend that first sorts.
+ * defines GUCs, registers the GpuSort node and installs the planner hook;
+ * the GPU is opened lazily by the backend that first sorts.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 
 #include "gpusort.h"
+#include "gpusort_node.h"
 
 PG_MODULE_MAGIC;
 
@@ -18,4 +20,6 @@ void
 _PG_init(void)
 {
 	gpusort_define_gucs();
+	gpusort_register_node();
+	gpusort_install_planner_hook();
 }

@@ -17,6 +17,9 @@ typedef enum GpuSortDevice
 /* GUC variables (guc.c) */
 extern int	gpusort_device;
 extern int	gpusort_gpu_min_elements;
+extern bool gpusort_enabled;
+extern int	gpusort_min_rows;
+extern int	gpusort_max_memory;	/* MB */
 
 extern void gpusort_define_gucs(void);
 

@@ -11,6 +11,9 @@
 
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_gpu_min_elements = 32768;
+bool		gpusort_enabled = true;
+int			gpusort_min_rows = 1000;
+int			gpusort_max_memory = 8192;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -43,6 +46,36 @@ gpusort_define_gucs(void)
 							0, INT_MAX,
 							PGC_USERSET,
 							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.enabled",
+							 "Replaces PostgreSQL's Sort with GpuSort where the sort keys allow.",
+							 "Takes effect when a query is planned.",
+							 &gpusort_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.min_rows",
+							"Fewest estimated rows for which a Sort is replaced by GpuSort.",
+							NULL,
+							&gpusort_min_rows,
+							1000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.max_memory",
+							"Most memory one GpuSort node keeps its rows and keys in.",
+							"Beyond it, or when memory runs out, the node hands its rows to "
+							"PostgreSQL's tuplesort, which spills to disk under work_mem.",
+							&gpusort_max_memory,
+							8192,
+							1, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_MB,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusort");

@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
@@ -194,6 +195,8 @@ gpusort_sort_rows(const uint32 *words, int nwords, size_t n, uint32 *perm,
 
 	if (gpusort_device == GPUSORT_DEVICE_CPU)
 		run->reason = "gpusort.device = cpu";
+	else if (IsParallelWorker())
+		run->reason = "parallel worker (only the leader opens the GPU)";
 	else if (gpusort_device == GPUSORT_DEVICE_AUTO &&
 			 n < (size_t) gpusort_gpu_min_elements)
 		run->reason = "fewer rows than gpusort.gpu_min_elements";

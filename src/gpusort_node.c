@@ -1,0 +1,692 @@
+/*
+ * gpusort_node.c -- execution and EXPLAIN of the GpuSort custom scan.
+ *
+ * On the first fetch the node pulls every row of its child into an
+ * in-memory store, encodes the sort keys of each row into 32-bit words
+ * (NULL flags as an extra word for keys that hold NULLs), has the sort
+ * engine (GPU or CPU radix) compute the sorting permutation, and then hands
+ * rows up in that order.  Backward fetches, mark/restore and rescans move a
+ * cursor over the permutation.
+ *
+ * A small constant bound (LIMIT) keeps only the best rows in a CPU heap
+ * instead.  If the store would outgrow gpusort.max_memory, or memory runs
+ * out, the rows move to PostgreSQL's tuplesort, which spills to disk.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+#include "utils/tuplesort.h"
+
+#include "gpusort.h"
+#include "gpusort_node.h"
+#include "sort_keys.h"
+#include "tuple_store.h"
+
+/* words per key in the top-k heap: NULL flag, high word, low word */
+#define TOPK_WORDS_PER_KEY 3
+
+typedef struct TopKEntry
+{
+	MinimalTuple tuple;
+	uint64		seq;			/* arrival order, the last tie-breaker */
+	uint32	   *words;
+} TopKEntry;
+
+typedef struct GpuSortState
+{
+	CustomScanState css;
+
+	/* plan data */
+	int			nkeys;
+	AttrNumber *attnos;			/* scan columns of the keys */
+	Oid		   *types;
+	Oid		   *sortops;
+	Oid		   *collations;
+	bool	   *nulls_first;
+	bool	   *descending;
+	int64		bound;			/* -1: none */
+
+	TupleTableSlot *slot;		/* MinimalTuple slot for the rows handed up */
+	MemoryContext sortcxt;		/* store, codes, permutation */
+
+	bool		sorted;
+	TupleStore	store;
+	uint32	   *perm;			/* NULL: rows are in store order */
+	Size		nresult;		/* rows to hand up */
+	int64		cur;			/* last row handed up: -1 before, nresult after */
+	int64		mark;
+
+	Tuplesortstate *tuplesort;	/* fallback */
+
+	/* top-k heap */
+	TopKEntry  *heap;
+	Size		heap_n;
+
+	/* for EXPLAIN ANALYZE */
+	GpuSortRun	run;
+	Size		rows_in;
+	double		fill_ms;
+	double		emit_ms;
+	instr_time	emit_start;
+	bool		emit_done;
+	const char *fallback_reason;
+} GpuSortState;
+
+static Node *create_state(CustomScan *cscan);
+static void begin_scan(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_scan(CustomScanState *node);
+static void end_scan(CustomScanState *node);
+static void rescan(CustomScanState *node);
+static void mark_pos(CustomScanState *node);
+static void restr_pos(CustomScanState *node);
+static void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es);
+
+CustomScanMethods gpusort_scan_methods = {
+	"GpuSort",
+	create_state
+};
+
+static CustomExecMethods gpusort_exec_methods = {
+	.CustomName = "GpuSort",
+	.BeginCustomScan = begin_scan,
+	.ExecCustomScan = exec_scan,
+	.EndCustomScan = end_scan,
+	.ReScanCustomScan = rescan,
+	.MarkPosCustomScan = mark_pos,
+	.RestrPosCustomScan = restr_pos,
+	.ExplainCustomScan = explain_scan,
+};
+
+void
+gpusort_register_node(void)
+{
+	RegisterCustomScanMethods(&gpusort_scan_methods);
+}
+
+static double
+ms_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+static Node *
+create_state(CustomScan *cscan)
+{
+	GpuSortState *state = palloc0(sizeof(GpuSortState));
+	List	   *attnos = list_nth(cscan->custom_private, 0);
+	List	   *types = list_nth(cscan->custom_private, 1);
+	List	   *sortops = list_nth(cscan->custom_private, 2);
+	List	   *collations = list_nth(cscan->custom_private, 3);
+	List	   *nulls_first = list_nth(cscan->custom_private, 4);
+	List	   *descending = list_nth(cscan->custom_private, 5);
+	int			n = list_length(attnos);
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &gpusort_exec_methods;
+	state->css.flags = cscan->flags;
+	state->nkeys = n;
+	state->attnos = palloc(n * sizeof(AttrNumber));
+	state->types = palloc(n * sizeof(Oid));
+	state->sortops = palloc(n * sizeof(Oid));
+	state->collations = palloc(n * sizeof(Oid));
+	state->nulls_first = palloc(n * sizeof(bool));
+	state->descending = palloc(n * sizeof(bool));
+	for (int i = 0; i < n; i++)
+	{
+		state->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
+		state->types[i] = list_nth_oid(types, i);
+		state->sortops[i] = list_nth_oid(sortops, i);
+		state->collations[i] = list_nth_oid(collations, i);
+		state->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
+		state->descending[i] = list_nth_int(descending, i) != 0;
+	}
+	state->bound = linitial_int((List *) list_nth(cscan->custom_private, 6));
+	return (Node *) state;
+}
+
+static void
+begin_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+
+	/* the node reads its whole input once and replays it: no backward/mark below */
+	outerPlanState(node) = ExecInitNode(outerPlan(node->ss.ps.plan), estate,
+										eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+	state->slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+	if (node->ss.ps.ps_ProjInfo == NULL)
+	{
+		/* rows are handed up in our MinimalTuple slot */
+		node->ss.ps.resultops = &TTSOpsMinimalTuple;
+		node->ss.ps.resultopsfixed = true;
+		node->ss.ps.resultopsset = true;
+	}
+	state->sortcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuSort",
+										   ALLOCSET_DEFAULT_SIZES);
+	state->cur = -1;
+}
+
+/* ---- top-k ------------------------------------------------------------- */
+
+static void
+topk_words(GpuSortState *state, TupleTableSlot *slot, uint32 *words)
+{
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, state->attnos[k], &isnull);
+		uint64		code = 0;
+		uint32	   *w = words + k * TOPK_WORDS_PER_KEY;
+
+		if (!isnull)
+		{
+			int			width = gpusort_key_words(state->types[k]);
+
+			code = gpusort_encode_datum(state->types[k], d);
+			if (state->descending[k])
+				code = ~code & (width == 1 ? (uint64) PG_UINT32_MAX : PG_UINT64_MAX);
+		}
+		w[0] = isnull == state->nulls_first[k] ? 0 : 1;
+		w[1] = (uint32) (code >> 32);
+		w[2] = (uint32) code;
+	}
+}
+
+static int
+topk_cmp(const TopKEntry *a, const TopKEntry *b, int nwords)
+{
+	for (int i = 0; i < nwords; i++)
+		if (a->words[i] != b->words[i])
+			return a->words[i] < b->words[i] ? -1 : 1;
+	return a->seq < b->seq ? -1 : (a->seq > b->seq);
+}
+
+static int	topk_qsort_nwords;
+
+static int
+topk_qsort_cmp(const void *a, const void *b)
+{
+	return topk_cmp((const TopKEntry *) a, (const TopKEntry *) b, topk_qsort_nwords);
+}
+
+/* Max-heap of the best `bound` rows seen so far. */
+static void
+topk_add(GpuSortState *state, TupleTableSlot *slot, TopKEntry *probe)
+{
+	int			nwords = state->nkeys * TOPK_WORDS_PER_KEY;
+	Size		k = (Size) state->bound;
+	TopKEntry  *heap = state->heap;
+	Size		i;
+
+	if (k == 0)
+		return;
+	topk_words(state, slot, probe->words);
+	if (state->heap_n == k)
+	{
+		if (topk_cmp(probe, &heap[0], nwords) >= 0)
+			return;				/* not among the best */
+		/* drop the root, sift the probe down from the top */
+		pfree(heap[0].tuple);
+		{
+			uint32	   *spare = heap[0].words;
+
+			i = 0;
+			for (;;)
+			{
+				Size		l = 2 * i + 1,
+							r = l + 1,
+							big = i;
+				const TopKEntry *bigger = probe;
+
+				if (l < k && topk_cmp(&heap[l], bigger, nwords) > 0)
+					big = l, bigger = &heap[l];
+				if (r < k && topk_cmp(&heap[r], bigger, nwords) > 0)
+					big = r;
+				if (big == i)
+					break;
+				heap[i] = heap[big];
+				i = big;
+			}
+			heap[i].words = spare;
+		}
+	}
+	else
+	{
+		i = state->heap_n++;
+		while (i > 0 && topk_cmp(&heap[(i - 1) / 2], probe, nwords) < 0)
+		{
+			uint32	   *spare = heap[i].words;
+
+			heap[i] = heap[(i - 1) / 2];
+			heap[(i - 1) / 2].words = spare;
+			i = (i - 1) / 2;
+		}
+	}
+	memcpy(heap[i].words, probe->words, nwords * sizeof(uint32));
+	heap[i].seq = probe->seq;
+	heap[i].tuple = ExecCopySlotMinimalTuple(slot);
+}
+
+/* ---- tuplesort fallback ---------------------------------------------------- */
+
+static void
+start_tuplesort(GpuSortState *state, const char *reason)
+{
+	TupleDesc	desc = state->slot->tts_tupleDescriptor;
+
+	state->fallback_reason = reason;
+	state->tuplesort = tuplesort_begin_heap(desc, state->nkeys, state->attnos,
+											state->sortops, state->collations,
+											state->nulls_first, work_mem, NULL,
+											TUPLESORT_RANDOMACCESS);
+	for (Size i = 0; i < state->store.ntuples; i++)
+	{
+		ExecStoreMinimalTuple(state->store.tuples[i], state->slot, false);
+		tuplesort_puttupleslot(state->tuplesort, state->slot);
+	}
+	ExecClearTuple(state->slot);
+	MemoryContextReset(state->sortcxt);
+	tuple_store_init(&state->store, state->sortcxt);
+}
+
+/* ---- the sort --------------------------------------------------------------- */
+
+/* Grow the per-key code arrays to hold cap rows; false if out of memory. */
+static bool
+grow_codes(GpuSortState *state, uint64 **codes, bool **isnull, Size old, Size cap)
+{
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		uint64	   *c = MemoryContextAllocExtended(state->sortcxt, cap * sizeof(uint64),
+												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+		bool	   *n = MemoryContextAllocExtended(state->sortcxt, cap * sizeof(bool),
+												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+
+		if (c == NULL || n == NULL)
+			return false;
+		if (old)
+		{
+			memcpy(c, codes[k], old * sizeof(uint64));
+			memcpy(n, isnull[k], old * sizeof(bool));
+			pfree(codes[k]);
+			pfree(isnull[k]);
+		}
+		codes[k] = c;
+		isnull[k] = n;
+	}
+	return true;
+}
+
+static void
+sort_input(GpuSortState *state)
+{
+	PlanState  *outer = outerPlanState(state);
+	bool		topk = state->bound >= 0 && state->bound <= GPUSORT_TOPK_MAX_BOUND;
+	uint64	  **codes = NULL;
+	bool	  **isnull = NULL;
+	bool	   *any_null;
+	Size		cap = 0,
+				n = 0;
+	Size		limit_bytes = (Size) gpusort_max_memory * 1024 * 1024;
+	instr_time	start;
+	MemoryContext oldcxt;
+	TopKEntry	probe;
+
+	INSTR_TIME_SET_CURRENT(start);
+	tuple_store_init(&state->store, state->sortcxt);
+	oldcxt = MemoryContextSwitchTo(state->sortcxt);
+	any_null = palloc0(state->nkeys * sizeof(bool));
+	if (topk)
+	{
+		int			nwords = state->nkeys * TOPK_WORDS_PER_KEY;
+
+		state->heap = palloc((state->bound + 1) * sizeof(TopKEntry));
+		for (int64 i = 0; i < state->bound; i++)
+			state->heap[i].words = palloc(nwords * sizeof(uint32));
+		probe.words = palloc(nwords * sizeof(uint32));
+	}
+	else
+	{
+		codes = palloc0(state->nkeys * sizeof(uint64 *));
+		isnull = palloc0(state->nkeys * sizeof(bool *));
+	}
+	MemoryContextSwitchTo(oldcxt);
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+		bool		should_free;
+		MinimalTuple tup;
+
+		if (TupIsNull(slot))
+			break;
+		if (state->tuplesort)
+		{
+			tuplesort_puttupleslot(state->tuplesort, slot);
+			continue;
+		}
+		if (topk)
+		{
+			MemoryContext old = MemoryContextSwitchTo(state->sortcxt);
+
+			probe.seq = n++;
+			topk_add(state, slot, &probe);
+			MemoryContextSwitchTo(old);
+			continue;
+		}
+		if (n == cap)
+		{
+			Size		newcap = cap ? cap * 2 : 4096;
+
+			if (!grow_codes(state, codes, isnull, cap, newcap))
+			{
+				start_tuplesort(state, "out of memory for sort keys");
+				tuplesort_puttupleslot(state->tuplesort, slot);
+				continue;
+			}
+			cap = newcap;
+		}
+		tup = ExecFetchSlotMinimalTuple(slot, &should_free);
+		{
+			bool		over = state->store.bytes +
+				cap * state->nkeys * (sizeof(uint64) + sizeof(bool)) > limit_bytes;
+
+			if (over || !tuple_store_add(&state->store, tup))
+			{
+				if (should_free)
+					pfree(tup);
+				start_tuplesort(state, over ? "rows exceed gpusort.max_memory" :
+								"out of memory for rows");
+				tuplesort_puttupleslot(state->tuplesort, slot);
+				continue;
+			}
+		}
+		if (should_free)
+			pfree(tup);
+		for (int k = 0; k < state->nkeys; k++)
+		{
+			bool		null;
+			Datum		d = slot_getattr(slot, state->attnos[k], &null);
+
+			isnull[k][n] = null;
+			codes[k][n] = null ? 0 : gpusort_encode_datum(state->types[k], d);
+			any_null[k] |= null;
+		}
+		n++;
+	}
+	state->rows_in = state->tuplesort ? 0 : n;
+
+	if (state->tuplesort)
+	{
+		if (state->bound >= 0)
+			tuplesort_set_bound(state->tuplesort, state->bound);
+		state->fill_ms = ms_since(start);
+		tuplesort_performsort(state->tuplesort);
+		state->run.algorithm = "tuplesort";
+		state->run.device_name = "CPU";
+		state->run.reason = state->fallback_reason;
+	}
+	else if (topk)
+	{
+		state->rows_in = n;
+		state->fill_ms = ms_since(start);
+		topk_qsort_nwords = state->nkeys * TOPK_WORDS_PER_KEY;
+		qsort(state->heap, state->heap_n, sizeof(TopKEntry), topk_qsort_cmp);
+		state->nresult = state->heap_n;
+		state->run.algorithm = "top-k heap";
+		state->run.device_name = "CPU";
+		state->run.reason = "small LIMIT";
+	}
+	else
+	{
+		int			nwords = 0;
+		uint32	   *words,
+				   *w;
+
+		for (int k = 0; k < state->nkeys; k++)
+			nwords += gpusort_key_words(state->types[k]) + (any_null[k] ? 1 : 0);
+		oldcxt = MemoryContextSwitchTo(state->sortcxt);
+		words = gpusort_alloc_huge((Size) nwords * Max(n, 1) * sizeof(uint32));
+		w = words;
+		for (int k = 0; k < state->nkeys; k++)
+		{
+			int			width = gpusort_key_words(state->types[k]);
+			uint64		flip = state->descending[k] ?
+				(width == 1 ? (uint64) PG_UINT32_MAX : PG_UINT64_MAX) : 0;
+
+			if (any_null[k])
+			{
+				uint32		null_word = state->nulls_first[k] ? 0 : 1;
+
+				for (Size i = 0; i < n; i++)
+					w[i] = isnull[k][i] ? null_word : 1 - null_word;
+				w += n;
+			}
+			if (width == 2)
+			{
+				for (Size i = 0; i < n; i++)
+					w[i] = (uint32) ((codes[k][i] ^ flip) >> 32);
+				w += n;
+			}
+			for (Size i = 0; i < n; i++)
+				w[i] = (uint32) (codes[k][i] ^ flip);
+			w += n;
+			pfree(codes[k]);
+			pfree(isnull[k]);
+		}
+		state->fill_ms = ms_since(start);
+		CHECK_FOR_INTERRUPTS();
+
+		state->perm = gpusort_alloc_huge(Max(n, 1) * sizeof(uint32));
+		gpusort_sort_rows(words, nwords, n, state->perm, &state->run);
+		pfree(words);
+		MemoryContextSwitchTo(oldcxt);
+		state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
+	}
+	state->sorted = true;
+	state->cur = -1;
+	state->emit_done = false;
+	INSTR_TIME_SET_CURRENT(state->emit_start);
+}
+
+static MinimalTuple
+row_at(GpuSortState *state, int64 i)
+{
+	if (state->heap)
+		return state->heap[i].tuple;
+	return state->store.tuples[state->perm ? state->perm[i] : i];
+}
+
+static TupleTableSlot *
+exec_scan(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	TupleTableSlot *slot = state->slot;
+
+	if (!state->sorted)
+		sort_input(state);
+
+	if (state->tuplesort)
+	{
+		if (!tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL))
+			ExecClearTuple(slot);
+	}
+	else
+	{
+		int64		n = (int64) state->nresult;
+
+		if (forward)
+			state->cur = Min(state->cur + 1, n);
+		else
+			state->cur = Max(state->cur - 1, -1);
+		if (state->cur >= 0 && state->cur < n)
+			ExecStoreMinimalTuple(row_at(state, state->cur), slot, false);
+		else
+			ExecClearTuple(slot);
+	}
+
+	if (TupIsNull(slot))
+	{
+		if (!state->emit_done)
+		{
+			state->emit_ms = ms_since(state->emit_start);
+			state->emit_done = true;
+		}
+		return slot;
+	}
+	if (node->ss.ps.ps_ProjInfo)
+	{
+		node->ss.ps.ps_ExprContext->ecxt_scantuple = slot;
+		return ExecProject(node->ss.ps.ps_ProjInfo);
+	}
+	return slot;
+}
+
+static void
+forget_sort(GpuSortState *state)
+{
+	if (state->tuplesort)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+	state->heap = NULL;
+	state->heap_n = 0;
+	state->perm = NULL;
+	state->nresult = 0;
+	state->sorted = false;
+	MemoryContextReset(state->sortcxt);
+}
+
+static void
+end_scan(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	forget_sort(state);
+	MemoryContextDelete(state->sortcxt);
+	ExecEndNode(outerPlanState(node));
+}
+
+static void
+rescan(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	PlanState  *outer = outerPlanState(node);
+
+	if (!state->sorted)
+		return;
+	if (outer->chgParam != NULL)
+	{
+		/* the input changes: sort again (the child rescans on its next fetch) */
+		forget_sort(state);
+		return;
+	}
+	/* same input: replay it */
+	state->cur = -1;
+	if (state->tuplesort)
+		tuplesort_rescan(state->tuplesort);
+}
+
+static void
+mark_pos(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->tuplesort)
+		tuplesort_markpos(state->tuplesort);
+	else
+		state->mark = state->cur;
+}
+
+static void
+restr_pos(CustomScanState *node)
+{
+	GpuSortState *state = (GpuSortState *) node;
+
+	if (state->tuplesort)
+		tuplesort_restorepos(state->tuplesort);
+	else
+		state->cur = state->mark;
+}
+
+/* ---- EXPLAIN ------------------------------------------------------------------ */
+
+static void
+explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuSortState *state = (GpuSortState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	List	   *keys = NIL;
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, cscan->custom_scan_tlist,
+										 state->attnos[k] - 1);
+		Var		   *var = makeVar(INDEX_VAR, state->attnos[k], exprType((Node *) tle->expr),
+								  exprTypmod((Node *) tle->expr),
+								  exprCollation((Node *) tle->expr), 0);
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfoString(&buf, deparse_expression((Node *) var, context, useprefix, true));
+		/* as PostgreSQL's Sort prints them */
+		if (state->descending[k])
+			appendStringInfoString(&buf, " DESC");
+		if (state->nulls_first[k] && !state->descending[k])
+			appendStringInfoString(&buf, " NULLS FIRST");
+		else if (!state->nulls_first[k] && state->descending[k])
+			appendStringInfoString(&buf, " NULLS LAST");
+		keys = lappend(keys, buf.data);
+	}
+	ExplainPropertyList("Sort Key", keys, es);
+	if (state->bound >= 0)
+		ExplainPropertyInteger("Sort Bound", NULL, state->bound, es);
+
+	if (!es->analyze || !state->sorted)
+		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		ExplainPropertyText(state->run.on_gpu ? "GPU" : "Device",
+							psprintf("%s, algorithm: %s, rows: %zu",
+									 state->run.device_name, state->run.algorithm,
+									 state->rows_in), es);
+		ExplainPropertyText("Why", state->run.reason, es);
+		if (es->timing)
+			ExplainPropertyText("Time",
+								psprintf("fill %.3f ms, to device %.3f ms, sort %.3f ms, from device %.3f ms, emit %.3f ms",
+										 state->fill_ms, state->run.to_device_ms,
+										 state->run.sort_ms, state->run.from_device_ms,
+										 state->emit_ms), es);
+	}
+	else
+	{
+		ExplainPropertyText("Device", state->run.device_name, es);
+		ExplainPropertyBool("On GPU", state->run.on_gpu, es);
+		ExplainPropertyText("Algorithm", state->run.algorithm, es);
+		ExplainPropertyText("Why", state->run.reason, es);
+		ExplainPropertyInteger("Rows Sorted", NULL, (int64) state->rows_in, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Fill Time", "ms", state->fill_ms, 3, es);
+			ExplainPropertyFloat("To Device Time", "ms", state->run.to_device_ms, 3, es);
+			ExplainPropertyFloat("Sort Time", "ms", state->run.sort_ms, 3, es);
+			ExplainPropertyFloat("From Device Time", "ms", state->run.from_device_ms, 3, es);
+			ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
+		}
+	}
+}

@@ -1,0 +1,305 @@
+/*
+ * gpusort_planner.c -- puts GpuSort in place of PostgreSQL's Sort.
+ *
+ * A planner_hook lets the standard planner finish, then walks the finished
+ * plan (main tree and every subplan) and replaces each Sort whose keys are
+ * all supported (src/sort_keys.c) with a CustomScan "GpuSort" over the
+ * Sort's child.  That covers ORDER BY and the Sorts under merge joins,
+ * sorted aggregation, DISTINCT and window functions alike.
+ *
+ * Bounds: a Limit with constant LIMIT/OFFSET directly above the Sort (or
+ * above a Gather Merge above it) gives the node its bound at plan time, as
+ * ExecSetTupleBound does not reach custom scans.
+ *
+ * Parallel plans: Gather Merge -> Sort -> partial plan becomes
+ * GpuSort -> Gather -> partial plan, so that workers scan in parallel and
+ * only the leader sorts (workers opening the GPU would each pay its start-up
+ * cost).  With a small bound the workers' Sorts are replaced instead, and
+ * they use the CPU top-k path, which never opens the GPU.
+ */
+#include "postgres.h"
+
+#include "common/int.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/planner.h"
+
+#include "gpusort.h"
+#include "gpusort_node.h"
+#include "sort_keys.h"
+
+static planner_hook_type prev_planner_hook = NULL;
+
+/* The keys of a Sort or Gather Merge. */
+typedef struct SortSpec
+{
+	Plan	   *plan;			/* whose targetlist the keys index */
+	int			numCols;
+	AttrNumber *sortColIdx;
+	Oid		   *sortOperators;
+	Oid		   *collations;
+	bool	   *nullsFirst;
+} SortSpec;
+
+/*
+ * The GpuSort for spec over child, or NULL if a key is unsupported or the
+ * targetlist is not the plain column list a Sort has.
+ */
+static Plan *
+make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
+{
+	CustomScan *cscan;
+	List	   *attnos = NIL,
+			   *types = NIL,
+			   *sortops = NIL,
+			   *collations = NIL,
+			   *nulls_first = NIL,
+			   *descending = NIL;
+	List	   *tlist = NIL,
+			   *scan_tlist = NIL;
+	ListCell   *lc;
+	AttrNumber	resno = 0;
+
+	foreach(lc, spec->plan->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (!IsA(var, Var) || var->varno != OUTER_VAR)
+			return NULL;
+	}
+	for (int i = 0; i < spec->numCols; i++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, spec->plan->targetlist,
+										 spec->sortColIdx[i] - 1);
+		Var		   *var = (Var *) tle->expr;
+		bool		desc;
+
+		if (!gpusort_key_supported(var->vartype, spec->sortOperators[i], &desc))
+			return NULL;
+		attnos = lappend_int(attnos, var->varattno);
+		types = lappend_oid(types, var->vartype);
+		sortops = lappend_oid(sortops, spec->sortOperators[i]);
+		collations = lappend_oid(collations, spec->collations[i]);
+		nulls_first = lappend_int(nulls_first, spec->nullsFirst[i]);
+		descending = lappend_int(descending, desc);
+	}
+
+	/* scan tuple = the child's output row; output = the Sort's columns */
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *ctle = lfirst_node(TargetEntry, lc);
+		Var		   *var;
+
+		resno++;
+		var = makeVar(OUTER_VAR, resno, exprType((Node *) ctle->expr),
+					  exprTypmod((Node *) ctle->expr),
+					  exprCollation((Node *) ctle->expr), 0);
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) var, resno, ctle->resname, false));
+	}
+	foreach(lc, spec->plan->targetlist)
+	{
+		TargetEntry *tle = (TargetEntry *) copyObject(lfirst(lc));
+
+		((Var *) tle->expr)->varno = INDEX_VAR;
+		tlist = lappend(tlist, tle);
+	}
+
+	cscan = makeNode(CustomScan);
+	cscan->scan.plan.startup_cost = spec->plan->startup_cost;
+	cscan->scan.plan.total_cost = spec->plan->total_cost;
+	cscan->scan.plan.plan_rows = spec->plan->plan_rows;
+	cscan->scan.plan.plan_width = spec->plan->plan_width;
+	cscan->scan.plan.parallel_aware = false;
+	cscan->scan.plan.parallel_safe = spec->plan->parallel_safe;
+	cscan->scan.plan.plan_node_id = plan_node_id;
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.initPlan = spec->plan->initPlan;
+	cscan->scan.plan.extParam = bms_copy(spec->plan->extParam);
+	cscan->scan.plan.allParam = bms_copy(spec->plan->allParam);
+	cscan->scan.plan.lefttree = child;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = list_make5(attnos, types, sortops, collations, nulls_first);
+	cscan->custom_private = lappend(cscan->custom_private, descending);
+	cscan->custom_private = lappend(cscan->custom_private,
+									list_make1_int(bound >= 0 && bound <= PG_INT32_MAX ? (int) bound : -1));
+	cscan->methods = &gpusort_scan_methods;
+	return (Plan *) cscan;
+}
+
+/* LIMIT + OFFSET of a Limit node when both are constants, else -1. */
+static int64
+limit_bound(Limit *limit)
+{
+	Const	   *count = (Const *) limit->limitCount;
+	Const	   *offset = (Const *) limit->limitOffset;
+	int64		bound;
+
+	if (limit->limitOption != LIMIT_OPTION_COUNT ||
+		count == NULL || !IsA(count, Const) || count->constisnull)
+		return -1;
+	bound = DatumGetInt64(count->constvalue);
+	if (offset != NULL)
+	{
+		if (!IsA(offset, Const))
+			return -1;
+		if (!offset->constisnull)
+		{
+			int64		off = DatumGetInt64(offset->constvalue);
+
+			if (off < 0 || pg_add_s64_overflow(bound, off, &bound))
+				return -1;
+		}
+	}
+	return bound < 0 ? -1 : bound;
+}
+
+static bool
+big_enough(Plan *plan)
+{
+	return plan->plan_rows >= (double) gpusort_min_rows;
+}
+
+static Plan *rewrite_plan(Plan *plan, int64 bound);
+
+static List *
+rewrite_list(List *plans)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		lfirst(lc) = rewrite_plan((Plan *) lfirst(lc), -1);
+	return plans;
+}
+
+static Plan *
+rewrite_sort(Sort *sort, int64 bound)
+{
+	SortSpec	spec = {&sort->plan, sort->numCols, sort->sortColIdx,
+	sort->sortOperators, sort->collations, sort->nullsFirst};
+	Plan	   *gpusort;
+
+	sort->plan.lefttree = rewrite_plan(sort->plan.lefttree, -1);
+	if (!big_enough(&sort->plan))
+		return (Plan *) sort;
+	gpusort = make_gpusort(&spec, sort->plan.lefttree, sort->plan.plan_node_id, bound);
+	return gpusort ? gpusort : (Plan *) sort;
+}
+
+/* Gather Merge -> Sort -> partial plan  ==>  GpuSort -> Gather -> partial plan */
+static Plan *
+rewrite_gather_merge(GatherMerge *gm, int64 bound)
+{
+	Sort	   *sort = (Sort *) gm->plan.lefttree;
+	SortSpec	spec = {&gm->plan, gm->numCols, gm->sortColIdx,
+	gm->sortOperators, gm->collations, gm->nullsFirst};
+	Gather	   *gather;
+	Plan	   *gpusort;
+
+	if (!IsA(sort, Sort) || !big_enough(&gm->plan) ||
+		(bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND))
+	{
+		/* the bound reaches the workers' Sorts through Gather Merge */
+		gm->plan.lefttree = rewrite_plan(gm->plan.lefttree, bound);
+		return (Plan *) gm;
+	}
+
+	gather = makeNode(Gather);
+	gather->plan.startup_cost = gm->plan.startup_cost;
+	gather->plan.total_cost = gm->plan.total_cost;
+	gather->plan.plan_rows = gm->plan.plan_rows;
+	gather->plan.plan_width = gm->plan.plan_width;
+	gather->plan.parallel_aware = false;
+	gather->plan.parallel_safe = false;
+	gather->plan.plan_node_id = gm->plan.plan_node_id;
+	gather->plan.targetlist = gm->plan.targetlist;	/* Sort's columns = its child's */
+	gather->plan.qual = NIL;
+	gather->plan.lefttree = sort->plan.lefttree;
+	gather->plan.extParam = bms_copy(gm->plan.extParam);
+	gather->plan.allParam = bms_copy(gm->plan.allParam);
+	gather->num_workers = gm->num_workers;
+	gather->rescan_param = gm->rescan_param;
+	gather->single_copy = false;
+	gather->invisible = false;
+	gather->initParam = bms_copy(gm->initParam);
+
+	gpusort = make_gpusort(&spec, (Plan *) gather, sort->plan.plan_node_id, bound);
+	if (gpusort == NULL || gm->plan.qual != NIL)
+	{
+		gm->plan.lefttree = rewrite_plan(gm->plan.lefttree, bound);
+		return (Plan *) gm;
+	}
+	/* initPlans move up to the GpuSort, which is evaluated first */
+	gather->plan.lefttree = rewrite_plan(gather->plan.lefttree, -1);
+	return gpusort;
+}
+
+static Plan *
+rewrite_plan(Plan *plan, int64 bound)
+{
+	if (plan == NULL)
+		return NULL;
+
+	switch (nodeTag(plan))
+	{
+		case T_Sort:
+			return rewrite_sort((Sort *) plan, bound);
+		case T_GatherMerge:
+			return rewrite_gather_merge((GatherMerge *) plan, bound);
+		case T_Limit:
+			plan->lefttree = rewrite_plan(plan->lefttree, limit_bound((Limit *) plan));
+			return plan;
+		case T_Append:
+			rewrite_list(((Append *) plan)->appendplans);
+			break;
+		case T_MergeAppend:
+			rewrite_list(((MergeAppend *) plan)->mergeplans);
+			break;
+		case T_BitmapAnd:
+			rewrite_list(((BitmapAnd *) plan)->bitmapplans);
+			break;
+		case T_BitmapOr:
+			rewrite_list(((BitmapOr *) plan)->bitmapplans);
+			break;
+		case T_SubqueryScan:
+			((SubqueryScan *) plan)->subplan = rewrite_plan(((SubqueryScan *) plan)->subplan, -1);
+			break;
+		case T_CustomScan:
+			rewrite_list(((CustomScan *) plan)->custom_plans);
+			break;
+		default:
+			break;
+	}
+	plan->lefttree = rewrite_plan(plan->lefttree, -1);
+	plan->righttree = rewrite_plan(plan->righttree, -1);
+	return plan;
+}
+
+static PlannedStmt *
+gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
+				ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+
+	if (gpusort_enabled)
+	{
+		stmt->planTree = rewrite_plan(stmt->planTree, -1);
+		rewrite_list(stmt->subplans);
+	}
+	return stmt;
+}
+
+void
+gpusort_install_planner_hook(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = gpusort_planner;
+}

@@ -1,0 +1,29 @@
+/*
+ * tuple_store.h -- an append-only in-memory store of MinimalTuples, packed
+ * into large chunks, addressed by row number.
+ */
+#ifndef GPUSORT_TUPLE_STORE_H
+#define GPUSORT_TUPLE_STORE_H
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+
+typedef struct TupleStore
+{
+	MemoryContext cxt;			/* everything below lives here */
+	char	   *chunk;			/* current chunk */
+	Size		chunk_used;
+	Size		chunk_size;
+	MinimalTuple *tuples;		/* row number -> tuple */
+	Size		ntuples;
+	Size		capacity;
+	Size		bytes;			/* memory taken so far */
+} TupleStore;
+
+extern void tuple_store_init(TupleStore *store, MemoryContext cxt);
+
+/* Copy tup into the store; false (nothing stored) if memory ran out. */
+extern bool tuple_store_add(TupleStore *store, MinimalTuple tup);
+
+#endif
