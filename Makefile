@@ -12,7 +12,7 @@ MODULE_big = gpusort
 DATA = gpusort--1.0.sql
 PGFILEDESC = "gpusort - sorting on NVIDIA GPUs"
 
-REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values
+REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values gpusort_node
 REGRESS_OPTS = --load-extension=gpusort
 
 SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \

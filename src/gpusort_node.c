@@ -166,6 +166,17 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	outerPlanState(node) = ExecInitNode(outerPlan(node->ss.ps.plan), estate,
 										eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	state->slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+
+	/*
+	 * Rows come from our MinimalTuple slot, not the virtual scan slot the core
+	 * made: say so, and rebuild the projection (if any) for that slot type.
+	 */
+	node->ss.ss_ScanTupleSlot = state->slot;
+	node->ss.ps.scanops = &TTSOpsMinimalTuple;
+	node->ss.ps.scanopsfixed = true;
+	node->ss.ps.scanopsset = true;
+	if (node->ss.ps.ps_ProjInfo != NULL)
+		ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
 	if (node->ss.ps.ps_ProjInfo == NULL)
 	{
 		/* rows are handed up in our MinimalTuple slot */
@@ -483,8 +494,11 @@ sort_input(GpuSortState *state)
 			for (Size i = 0; i < n; i++)
 				w[i] = (uint32) (codes[k][i] ^ flip);
 			w += n;
-			pfree(codes[k]);
-			pfree(isnull[k]);
+			if (cap > 0)
+			{
+				pfree(codes[k]);
+				pfree(isnull[k]);
+			}
 		}
 		state->fill_ms = ms_since(start);
 		CHECK_FOR_INTERRUPTS();

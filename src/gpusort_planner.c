@@ -43,7 +43,8 @@ typedef struct SortSpec
 
 /*
  * The GpuSort for spec over child, or NULL if a key is unsupported or the
- * targetlist is not the plain column list a Sort has.
+ * targetlist is not the column list a Sort has (input columns and, for
+ * columns nobody reads, constants).
  */
 static Plan *
 make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
@@ -65,7 +66,8 @@ make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
 		Var		   *var = (Var *) tle->expr;
 
-		if (!IsA(var, Var) || var->varno != OUTER_VAR)
+		/* a Sort's columns: its input's, or constants for unused ones */
+		if (!(IsA(var, Var) && var->varno == OUTER_VAR) && !IsA(var, Const))
 			return NULL;
 	}
 	for (int i = 0; i < spec->numCols; i++)
@@ -75,7 +77,8 @@ make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
 		Var		   *var = (Var *) tle->expr;
 		bool		desc;
 
-		if (!gpusort_key_supported(var->vartype, spec->sortOperators[i], &desc))
+		if (!IsA(var, Var) ||
+			!gpusort_key_supported(var->vartype, spec->sortOperators[i], &desc))
 			return NULL;
 		attnos = lappend_int(attnos, var->varattno);
 		types = lappend_oid(types, var->vartype);
@@ -102,7 +105,8 @@ make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
 	{
 		TargetEntry *tle = (TargetEntry *) copyObject(lfirst(lc));
 
-		((Var *) tle->expr)->varno = INDEX_VAR;
+		if (IsA(tle->expr, Var))
+			((Var *) tle->expr)->varno = INDEX_VAR;
 		tlist = lappend(tlist, tle);
 	}
 

@@ -1,0 +1,228 @@
+--
+-- GpuSort: the custom plan node that replaces PostgreSQL's Sort.
+--
+-- For each query shape the result with gpusort.enabled = on equals the
+-- result with it off: the sequence of sort keys exactly, the rows as a
+-- multiset (ties may come in any order). EXPLAIN (COSTS OFF) shows where
+-- GpuSort is used and where the native Sort stays. Nothing printed depends
+-- on whether the machine has a GPU.
+--
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;            -- replace even the small sorts here
+SET gpusort.gpu_min_elements = 0;    -- and use the GPU where there is one
+SET max_parallel_workers_per_gather = 0;
+SET extra_float_digits = 0;
+
+CREATE TABLE g (
+  i int4, a int4, f float4, s int2, b int8, d float8, dt date, ts timestamp,
+  tz timestamptz, o oid, t text, n numeric);
+INSERT INTO g
+SELECT i,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE (hashint4(i) % 1000)::int4 END,
+       CASE i % 41 WHEN 0 THEN 'NaN' WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity'
+                   WHEN 3 THEN '-0' WHEN 4 THEN '0' WHEN 5 THEN NULL
+                   ELSE (hashint4(i + 1) % 10000) / 7.0 END,
+       (hashint4(i + 2) % 300)::int2,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE hashint8(i) END,
+       CASE i % 29 WHEN 0 THEN 'NaN' WHEN 1 THEN '-Infinity' WHEN 2 THEN '-0' ELSE (hashint4(i + 3) % 5000) / 3.0 END,
+       date '2000-01-01' + (hashint4(i + 4) % 3000),
+       timestamp '2020-01-01' + (hashint4(i + 5) % 100000) * interval '1 minute',
+       CASE WHEN i % 31 = 0 THEN 'infinity' ELSE timestamptz '2020-01-01 00:00+00' + (hashint4(i + 6) % 1000) * interval '1 hour' END,
+       (abs(hashint4(i + 7)) % 100000)::oid,
+       md5(i::text),
+       (hashint4(i + 8) % 100)::numeric / 3
+FROM generate_series(1, 5000) i;
+-- the column "f" alone
+UPDATE g SET f = f WHERE i = 1;
+ANALYZE g;
+
+-- same_result(query, keys): 'same' when the query gives the same key sequence
+-- (keys: a row expression over its columns) and the same multiset of rows
+-- with GpuSort on as with it off; otherwise what differs.
+CREATE FUNCTION same_result(q text, keys text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  r_on text[]; r_off text[]; n bigint; bad bigint;
+  keyq text := ' AS SELECT row_number() OVER () AS ord, ' || keys || ' FROM (' || q || ') sub';
+  rowq text := format('SELECT array_agg(s::text ORDER BY s::text), count(*) FROM (%s) s', q);
+BEGIN
+  SET LOCAL gpusort.enabled = on;
+  EXECUTE 'CREATE TEMP TABLE keys_on' || keyq;
+  EXECUTE rowq INTO r_on, n;
+  SET LOCAL gpusort.enabled = off;
+  EXECUTE 'CREATE TEMP TABLE keys_off' || keyq;
+  EXECUTE rowq INTO r_off;
+  SET LOCAL gpusort.enabled = on;
+  -- row comparison uses each type's equality: -0 = 0, NaN = NaN, NULL = NULL
+  SELECT count(*) INTO bad FROM keys_on x_on FULL JOIN keys_off x_off USING (ord)
+  WHERE x_on IS DISTINCT FROM x_off;
+  DROP TABLE keys_on, keys_off;
+  RETURN CASE WHEN bad > 0 THEN 'DIFFERENT key order'
+              WHEN r_on IS DISTINCT FROM r_off THEN 'DIFFERENT rows'
+              ELSE 'same (' || n || ' rows)' END;
+END $$;
+
+-- single keys: every supported type, all four ASC/DESC x NULLS orders
+SELECT k, o, same_result(format('SELECT * FROM g ORDER BY %s %s', k, o), k)
+FROM unnest(ARRAY['i', 'a', 'f', 's', 'b', 'd', 'dt', 'ts', 'tz', 'o']) k,
+     unnest(ARRAY['', 'NULLS FIRST', 'DESC', 'DESC NULLS LAST']) o
+ORDER BY k, o;
+
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY f DESC NULLS LAST;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i NULLS FIRST;
+
+-- several keys of mixed types
+SELECT same_result('SELECT * FROM g ORDER BY s, i', 's, i');
+SELECT same_result('SELECT * FROM g ORDER BY s DESC, f NULLS FIRST, b', 's, f, b');
+SELECT same_result('SELECT * FROM g ORDER BY dt, d DESC NULLS LAST, o', 'dt, d, o');
+SELECT same_result('SELECT f, i FROM g ORDER BY f, i DESC', 'f, i');
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY s DESC, f NULLS FIRST, b;
+
+-- LIMIT / OFFSET: the bound is taken at plan time
+SELECT same_result('SELECT * FROM g ORDER BY f, i LIMIT 10', 'f, i');
+SELECT same_result('SELECT * FROM g ORDER BY b DESC NULLS LAST LIMIT 25 OFFSET 100', 'b');
+SELECT same_result('SELECT * FROM g ORDER BY i LIMIT 100000 OFFSET 4990', 'i');
+SELECT same_result('SELECT * FROM g ORDER BY i LIMIT 0', 'i');
+SELECT i, f FROM g ORDER BY f DESC, i LIMIT 5;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY b DESC NULLS LAST LIMIT 25 OFFSET 100;
+
+-- subquery, window function
+SELECT same_result('SELECT * FROM (SELECT i, f, s FROM g ORDER BY s, i) q WHERE i % 3 = 0', 's, i');
+SELECT same_result('SELECT i, f, rank() OVER (ORDER BY f), sum(i) OVER (PARTITION BY s ORDER BY i) FROM g', 'f');
+EXPLAIN (COSTS OFF) SELECT i, rank() OVER (ORDER BY f) FROM g;
+
+-- merge join (mark/restore), GROUP BY and DISTINCT by sorting
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_hashagg = off;
+SELECT same_result('SELECT a.i, a.s, b.i AS j FROM g a JOIN g b ON a.s = b.s ORDER BY a.s, a.i, b.i', 's, i, j');
+EXPLAIN (COSTS OFF) SELECT a.i, b.i FROM g a JOIN g b ON a.s = b.s;
+SELECT same_result('SELECT s, count(*), sum(i) FROM g GROUP BY s', 's');
+SELECT same_result('SELECT DISTINCT f FROM g', 'f');
+EXPLAIN (COSTS OFF) SELECT s, count(*) FROM g GROUP BY s;
+EXPLAIN (COSTS OFF) SELECT DISTINCT f FROM g;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_hashagg;
+
+-- SCROLL cursor, fetched backward (GpuSort supports backward scans)
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT i, s FROM g WHERE i <= 40 ORDER BY s DESC, i;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 3 FROM c;
+FETCH ABSOLUTE 5 FROM c;
+FETCH RELATIVE -10 FROM c;
+FETCH NEXT FROM c;
+COMMIT;
+-- the same fetches from PostgreSQL's Sort
+SET gpusort.enabled = off;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT i, s FROM g WHERE i <= 40 ORDER BY s DESC, i;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 3 FROM c;
+FETCH ABSOLUTE 5 FROM c;
+FETCH RELATIVE -10 FROM c;
+FETCH NEXT FROM c;
+COMMIT;
+SET gpusort.enabled = on;
+EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT i, s FROM g ORDER BY s DESC, i;
+
+-- prepared statement under a generic plan (bound is a parameter: no bound)
+SET plan_cache_mode = force_generic_plan;
+PREPARE p(int, int) AS SELECT i, b FROM g WHERE i > $1 ORDER BY b NULLS FIRST, i LIMIT $2;
+EXPLAIN (COSTS OFF) EXECUTE p(100, 5);
+EXECUTE p(100, 5);
+SET gpusort.enabled = off;
+EXECUTE p(100, 5);   -- the plan was made with GpuSort on
+SET gpusort.enabled = on;
+DEALLOCATE p;
+RESET plan_cache_mode;
+
+-- parallel plan: Gather Merge -> Sort becomes GpuSort -> Gather
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY b;
+SELECT same_result('SELECT * FROM g ORDER BY b', 'b');
+-- with a small LIMIT the workers' Sorts become GpuSorts (CPU top-k)
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY b LIMIT 7;
+SELECT same_result('SELECT * FROM g ORDER BY b, i LIMIT 7', 'b, i');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET parallel_leader_participation;
+SET max_parallel_workers_per_gather = 0;
+
+-- empty table, all-NULL keys, special floats only
+CREATE TABLE empty (i int4, f float4);
+SELECT same_result('SELECT * FROM empty ORDER BY i', 'i');
+SELECT * FROM empty ORDER BY f DESC;
+CREATE TABLE nulls AS SELECT i, NULL::float4 AS f, NULL::int8 AS b FROM generate_series(1, 100) i;
+SELECT same_result('SELECT * FROM nulls ORDER BY f, b DESC', 'f, b');
+SELECT same_result('SELECT * FROM nulls ORDER BY f NULLS FIRST, i DESC', 'f, i');
+CREATE TABLE specials (f float4, d float8);
+INSERT INTO specials VALUES ('NaN', 'NaN'), ('-Infinity', '-Infinity'), ('-0', '-0'), ('0', '0'),
+  ('Infinity', 'Infinity'), (NULL, NULL), ('1e-45', '5e-324'), ('-3.4028235e38', '-1.7976931348623157e308'),
+  ('NaN', '-0'), ('-0', 'NaN');
+SELECT same_result('SELECT * FROM specials ORDER BY f, d', 'f, d');
+SELECT same_result('SELECT * FROM specials ORDER BY d DESC, f DESC', 'd, f');
+SELECT f FROM specials ORDER BY f;
+SELECT d FROM specials ORDER BY d DESC NULLS LAST;
+
+-- keys GpuSort does not take keep the native Sort
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY t;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY n;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i, t;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i + 1;
+-- disabled, and under gpusort.min_rows
+SET gpusort.enabled = off;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i;
+RESET gpusort.enabled;
+SET gpusort.min_rows = 1000000;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i;
+SET gpusort.min_rows = 0;
+
+-- EXPLAIN ANALYZE in every format (device-independent parts shown)
+CREATE FUNCTION explain_json(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING ON, FORMAT JSON) ' || q INTO j;
+  RETURN j::jsonb -> 0 -> 'Plan';
+END $$;
+SELECT p ->> 'Custom Plan Provider' AS node, p -> 'Sort Key' AS keys, p ->> 'Algorithm' AS algorithm,
+       p ->> 'Rows Sorted' AS rows, p ? 'Device' AS has_device, p ? 'Sort Time' AS has_sort_time,
+       p ? 'Fill Time' AS has_fill_time, p ? 'To Device Time' AS has_to_device_time
+FROM explain_json('SELECT * FROM g ORDER BY f DESC, i') p;
+SELECT p ->> 'Sort Bound' AS bound, p ->> 'Algorithm' AS algorithm, p ->> 'Rows Sorted' AS rows
+FROM explain_json('SELECT * FROM g ORDER BY i LIMIT 3') j, LATERAL (SELECT j -> 'Plans' -> 0) x(p);
+CREATE FUNCTION explain_lines(q text, fmt text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT %s) %s', fmt, q) LOOP
+    RETURN NEXT regexp_replace(regexp_replace(l, '(GPU|Device): [^,<]*,', 'GPU or CPU: ...,'), 'Why: .*', 'Why: ...');
+  END LOOP;
+END $$;
+SELECT explain_lines('SELECT i FROM g ORDER BY i DESC', 'text');
+SELECT count(*) > 0 AS yaml_has_algorithm FROM explain_lines('SELECT i FROM g ORDER BY i', 'yaml') l WHERE l LIKE '%Algorithm: "radix"%';
+SELECT count(*) > 0 AS xml_has_algorithm FROM explain_lines('SELECT i FROM g ORDER BY i', 'xml') l WHERE l LIKE '%<Algorithm>radix</Algorithm>%';
+
+-- a small gpusort.max_memory: the node falls back to PostgreSQL's tuplesort
+SET gpusort.max_memory = 1;
+CREATE TABLE wide AS SELECT i, repeat(md5(i::text), 20) AS pad FROM generate_series(1, 3000) i;
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why FROM explain_json('SELECT * FROM wide ORDER BY i DESC') p;
+SELECT same_result('SELECT * FROM wide ORDER BY i DESC', 'i');
+BEGIN;
+DECLARE w SCROLL CURSOR FOR SELECT i FROM wide ORDER BY i DESC;
+FETCH 2 FROM w;
+FETCH BACKWARD 1 FROM w;
+FETCH LAST FROM w;
+COMMIT;
+RESET gpusort.max_memory;
+
+DROP TABLE g, empty, nulls, specials, wide;
