@@ -30,6 +30,9 @@
 #include "sort_keys.h"
 #include "tuple_store.h"
 
+/* rows ahead of the reader whose memory is prefetched */
+#define EMIT_PREFETCH 8
+
 /* words per key in the top-k heap: NULL flag, high word, low word */
 #define TOPK_WORDS_PER_KEY 3
 
@@ -378,8 +381,6 @@ sort_input(GpuSortState *state)
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
-		bool		should_free;
-		MinimalTuple tup;
 
 		if (TupIsNull(slot))
 			break;
@@ -409,23 +410,18 @@ sort_input(GpuSortState *state)
 			}
 			cap = newcap;
 		}
-		tup = ExecFetchSlotMinimalTuple(slot, &should_free);
 		{
 			bool		over = state->store.bytes +
 				cap * state->nkeys * (sizeof(uint64) + sizeof(bool)) > limit_bytes;
 
-			if (over || !tuple_store_add(&state->store, tup))
+			if (over || !tuple_store_add_slot(&state->store, slot))
 			{
-				if (should_free)
-					pfree(tup);
 				start_tuplesort(state, over ? "rows exceed gpusort.max_memory" :
 								"out of memory for rows");
 				tuplesort_puttupleslot(state->tuplesort, slot);
 				continue;
 			}
 		}
-		if (should_free)
-			pfree(tup);
 		for (int k = 0; k < state->nkeys; k++)
 		{
 			bool		null;
@@ -543,7 +539,15 @@ exec_scan(CustomScanState *node)
 		int64		n = (int64) state->nresult;
 
 		if (forward)
+		{
 			state->cur = Min(state->cur + 1, n);
+			/* rows are scattered over the store: fetch ahead of the reader */
+			if (state->perm && state->cur + 2 * EMIT_PREFETCH < n)
+			{
+				__builtin_prefetch(&state->store.tuples[state->perm[state->cur + 2 * EMIT_PREFETCH]]);
+				__builtin_prefetch(state->store.tuples[state->perm[state->cur + EMIT_PREFETCH]]);
+			}
+		}
 		else
 			state->cur = Max(state->cur - 1, -1);
 		if (state->cur >= 0 && state->cur < n)

@@ -20,12 +20,13 @@ tuple_store_init(TupleStore *store, MemoryContext cxt)
 	store->cxt = cxt;
 }
 
-bool
-tuple_store_add(TupleStore *store, MinimalTuple tup)
+/* Room for len bytes (and the index entry), or NULL if memory ran out. */
+static char *
+reserve(TupleStore *store, Size len)
 {
-	Size		len = MAXALIGN(tup->t_len);
 	char	   *dest;
 
+	len = MAXALIGN(len);
 	if (store->ntuples == store->capacity)
 	{
 		Size		newcap = store->capacity ? store->capacity * 2 : 1024;
@@ -34,7 +35,7 @@ tuple_store_add(TupleStore *store, MinimalTuple tup)
 		grown = MemoryContextAllocExtended(store->cxt, newcap * sizeof(MinimalTuple),
 										   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 		if (grown == NULL)
-			return false;
+			return NULL;
 		if (store->tuples)
 		{
 			memcpy(grown, store->tuples, store->ntuples * sizeof(MinimalTuple));
@@ -51,14 +52,57 @@ tuple_store_add(TupleStore *store, MinimalTuple tup)
 		store->chunk = MemoryContextAllocExtended(store->cxt, size,
 												  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 		if (store->chunk == NULL)
-			return false;
+			return NULL;
 		store->chunk_size = size;
 		store->chunk_used = 0;
 		store->bytes += size;
 	}
 	dest = store->chunk + store->chunk_used;
-	memcpy(dest, tup, tup->t_len);
 	store->chunk_used += len;
 	store->tuples[store->ntuples++] = (MinimalTuple) dest;
+	return dest;
+}
+
+bool
+tuple_store_add(TupleStore *store, MinimalTuple tup)
+{
+	char	   *dest = reserve(store, tup->t_len);
+
+	if (dest == NULL)
+		return false;
+	memcpy(dest, tup, tup->t_len);
 	return true;
+}
+
+bool
+tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot)
+{
+	bool		should_free;
+	bool		ok;
+
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		/* the row as it sits in the buffer, turned into a minimal tuple */
+		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
+		uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+		char	   *dest = reserve(store, len);
+
+		ok = dest != NULL;
+		if (ok)
+		{
+			memcpy(dest, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
+			((MinimalTuple) dest)->t_len = len;
+		}
+		if (should_free)
+			heap_freetuple(htup);
+	}
+	else
+	{
+		MinimalTuple mtup = ExecFetchSlotMinimalTuple(slot, &should_free);
+
+		ok = tuple_store_add(store, mtup);
+		if (should_free)
+			pfree(mtup);
+	}
+	return ok;
 }

@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "executor/tuptable.h"
 
 typedef struct TupleStore
 {
@@ -25,5 +26,8 @@ extern void tuple_store_init(TupleStore *store, MemoryContext cxt);
 
 /* Copy tup into the store; false (nothing stored) if memory ran out. */
 extern bool tuple_store_add(TupleStore *store, MinimalTuple tup);
+
+/* Copy a slot's row into the store, with as few copies as its type allows. */
+extern bool tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot);
 
 #endif

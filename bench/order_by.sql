@@ -1,0 +1,76 @@
+-- bench/order_by.sql -- native Sort vs GpuSort on a table like
+-- (i int4, f float4, s int4, id int8, pad text), about 80-byte rows.
+-- Run by bench/order_by.sh; psql variables: rows, runs.
+\set ON_ERROR_STOP on
+\pset footer off
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gpusort;
+DROP TABLE IF EXISTS t;
+CREATE UNLOGGED TABLE t (i int4, f float4, s int4, id int8, pad text);
+INSERT INTO t
+SELECT (random() * 4294967295 - 2147483648)::int8::int4, (random() * 2e6 - 1e6)::float4,
+       (random() * 1000)::int4, g, md5(g::text) || md5((g + 1)::text)
+FROM generate_series(1, :rows) g;
+VACUUM ANALYZE t;
+SELECT pg_size_pretty(pg_relation_size('t')) AS table_size,
+       (pg_relation_size('t') / :rows)::int AS bytes_per_row;
+
+-- median Execution Time of `runs` EXPLAIN ANALYZE (TIMING OFF) runs, in ms,
+-- and what the GpuSort node (if any) reported in one more run with timing
+CREATE OR REPLACE FUNCTION pg_temp.bench(q text, runs int)
+RETURNS TABLE (median_ms numeric, gpusort text) LANGUAGE plpgsql AS $$
+DECLARE j jsonb; ms numeric[] := '{}'; node jsonb;
+BEGIN
+  FOR k IN 1..runs LOOP
+    EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO j;
+    ms := ms || round((j -> 0 ->> 'Execution Time')::numeric, 1);
+  END LOOP;
+  median_ms := (SELECT x FROM unnest(ms) x ORDER BY x OFFSET (runs - 1) / 2 LIMIT 1);
+  gpusort := NULL;
+  IF current_setting('gpusort.enabled')::bool THEN
+    EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO j;
+    node := jsonb_path_query_first(j, 'strict $.**?(@."Custom Plan Provider" == "GpuSort")');
+    IF node IS NOT NULL THEN
+      gpusort := format('%s %s (%s rows): fill %s, to device %s, sort %s, from device %s, emit %s ms',
+        node ->> 'Device', node ->> 'Algorithm', node ->> 'Rows Sorted',
+        round((node ->> 'Fill Time')::numeric), round((node ->> 'To Device Time')::numeric, 1),
+        round((node ->> 'Sort Time')::numeric, 1), round((node ->> 'From Device Time')::numeric, 1),
+        round((node ->> 'Emit Time')::numeric));
+    END IF;
+  END IF;
+  RETURN NEXT;
+END $$;
+
+CREATE TEMP TABLE results (q text, config text, median_ms numeric, gpusort text);
+CREATE TEMP TABLE queries (n int, q text);
+INSERT INTO queries VALUES
+  (0, 'SELECT * FROM t'),
+  (1, 'SELECT i FROM t ORDER BY i'),
+  (2, 'SELECT * FROM t ORDER BY f'),
+  (3, 'SELECT * FROM t ORDER BY s, i'),
+  (4, 'SELECT * FROM t ORDER BY i LIMIT 100');
+
+-- the first GpuSort query of a session opens the GPU; later ones do not
+SET gpusort.enabled = on;
+SELECT 'first GpuSort query of the session' AS what, median_ms AS ms, gpusort
+FROM pg_temp.bench('SELECT i FROM t ORDER BY i', 1);
+
+SET gpusort.enabled = off;
+INSERT INTO results SELECT q, 'native (defaults)', b.* FROM queries, pg_temp.bench(q, :runs) b ORDER BY n;
+SET work_mem = '8GB';
+INSERT INTO results SELECT q, 'native (work_mem 8GB)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n > 0 ORDER BY n;
+RESET work_mem;
+SET gpusort.enabled = on;
+INSERT INTO results SELECT q, 'GpuSort', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n > 0 ORDER BY n;
+
+\echo '== results (median ms of EXPLAIN ANALYZE Execution Time, TIMING OFF)'
+SELECT r.q AS query, :rows AS rows,
+       max(median_ms) FILTER (WHERE config = 'native (defaults)') AS native_default_ms,
+       max(median_ms) FILTER (WHERE config = 'native (work_mem 8GB)') AS native_8gb_ms,
+       max(median_ms) FILTER (WHERE config = 'GpuSort') AS gpusort_ms,
+       round(max(median_ms) FILTER (WHERE config = 'native (defaults)') /
+             nullif(max(median_ms) FILTER (WHERE config = 'GpuSort'), 0), 2) AS speedup_vs_default,
+       round(max(median_ms) FILTER (WHERE config = 'native (work_mem 8GB)') /
+             nullif(max(median_ms) FILTER (WHERE config = 'GpuSort'), 0), 2) AS speedup_vs_8gb,
+       max(gpusort) AS gpusort_detail
+FROM results r JOIN queries USING (q) GROUP BY r.q, n ORDER BY n;
