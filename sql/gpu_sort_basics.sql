@@ -51,10 +51,12 @@ SET gpusort.device = 'bogus';
 RESET gpusort.device;
 SET gpusort.gpu_min_elements = -1;
 SET gpusort.no_such_setting = 1;
-SELECT name, setting, context, vartype FROM pg_settings
-WHERE name LIKE 'gpusort.%' AND name <> 'gpusort.gpu_min_elements' ORDER BY name;
-SELECT setting::int > 0 AS min_elements_positive FROM pg_settings
-WHERE name = 'gpusort.gpu_min_elements';
+-- (the two thresholds' defaults come from measurements: only their ranges here)
+SELECT name, setting, unit, context, vartype FROM pg_settings
+WHERE name LIKE 'gpusort.%' AND name NOT IN ('gpusort.gpu_min_elements', 'gpusort.min_rows')
+ORDER BY name;
+SELECT name, setting::int >= 0 AS non_negative, context, vartype FROM pg_settings
+WHERE name IN ('gpusort.gpu_min_elements', 'gpusort.min_rows') ORDER BY name;
 
 -- gpusort_devices(): columns; rows (if any) are plausible
 SELECT * FROM gpusort_devices() WHERE false;
