@@ -31,7 +31,7 @@
 #include "tuple_store.h"
 
 /* rows ahead of the reader whose memory is prefetched */
-#define EMIT_PREFETCH 8
+#define EMIT_PREFETCH 32
 
 /* words per key in the top-k heap: NULL flag, high word, low word */
 #define TOPK_WORDS_PER_KEY 3
