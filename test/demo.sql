@@ -48,3 +48,16 @@ RESET gpusort.device;
 SELECT gpu_sort(i) = array(SELECT x FROM unnest(i) x ORDER BY x) AS int4_equal,
        gpu_sort(f, true) = array(SELECT x FROM unnest(f) x ORDER BY x DESC) AS float4_desc_equal
 FROM demo;
+
+\echo '== GpuSort: the executor''s Sort replaced (LOAD, or shared_preload_libraries = gpusort)'
+LOAD 'gpusort';
+CREATE TEMP TABLE events AS
+SELECT g AS id, CASE WHEN g % 100 = 0 THEN NULL ELSE (random() * 1e6)::float4 END AS score,
+       md5(g::text) AS pad
+FROM generate_series(1, :rows) g;
+ANALYZE events;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM events ORDER BY score DESC NULLS LAST, id LIMIT 100;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM events ORDER BY score DESC NULLS LAST, id;
+SET gpusort.enabled = off;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM events ORDER BY score DESC NULLS LAST, id;
+RESET gpusort.enabled;
