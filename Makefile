@@ -80,10 +80,10 @@ $(SRC_OBJS): src/gpusort.h src/key_encoding.h src/cpu_radix.h src/sort_keys.h \
 # ---- standalone programs (no PostgreSQL needed) ------------------------------
 TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels -Itest
 
-test/unit_test: test/unit_test.c src/key_encoding.c src/cpu_radix.c src/key_encoding.h src/cpu_radix.h
+test/unit_test: test/unit_test.c test/test_check.h test/test_data.h src/key_encoding.c src/cpu_radix.c src/key_encoding.h src/cpu_radix.h
 	$(CC) $(TEST_CFLAGS) -o $@ test/unit_test.c src/key_encoding.c src/cpu_radix.c -lm
 
-test/kernel_test: test/kernel_test.c test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)
+test/kernel_test: test/kernel_test.c test/test_data.h test/test_check.h src/cpu_radix.c $(KERNEL_OBJS)
 	$(CC) $(TEST_CFLAGS) -o $@ test/kernel_test.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
 
 bench/crossover: bench/crossover.c test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)

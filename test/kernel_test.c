@@ -17,23 +17,11 @@
 
 #include "cpu_radix.h"
 #include "gpusort_kernels.h"
+#include "test_check.h"
 #include "test_data.h"
 
 #define POISON 0xdeadbeefu
 
-static int	failures = 0;
-static int	checks = 0;
-
-#define CHECK(cond, ...) \
-	do { \
-		checks++; \
-		if (!(cond)) { \
-			failures++; \
-			printf("FAIL: "); \
-			printf(__VA_ARGS__); \
-			printf("\n"); \
-		} \
-	} while (0)
 
 static void
 check_status(gpusort_status st, const char *what)

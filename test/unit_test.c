@@ -10,21 +10,9 @@
 
 #include "cpu_radix.h"
 #include "key_encoding.h"
+#include "test_check.h"
 #include "test_data.h"
 
-static int	failures = 0;
-static int	checks = 0;
-
-#define CHECK(cond, ...) \
-	do { \
-		checks++; \
-		if (!(cond)) { \
-			failures++; \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__); \
-			printf("\n"); \
-		} \
-	} while (0)
 
 /* PostgreSQL's float4 order: NaNs equal and above all, -0 == +0. */
 static int
