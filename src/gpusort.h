@@ -44,9 +44,6 @@ typedef struct GpuSortRun
 extern void gpusort_sort_rows(const uint32 *words, int nwords, size_t n,
 							  uint32 *perm, GpuSortRun *run);
 
-/* Try to open the GPU (once per backend); true if it is usable. */
-extern bool gpusort_gpu_ready(const char **reason);
-
 /* palloc for arrays that may exceed 1 GB */
 extern void *gpusort_alloc_huge(size_t bytes);
 

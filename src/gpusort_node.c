@@ -201,17 +201,10 @@ topk_words(GpuSortState *state, TupleTableSlot *slot, uint32 *words)
 	{
 		bool		isnull;
 		Datum		d = slot_getattr(slot, state->attnos[k], &isnull);
-		uint64		code = 0;
+		uint64		code = isnull ? 0 :
+			gpusort_encode_key(state->types[k], d, state->descending[k]);
 		uint32	   *w = words + k * TOPK_WORDS_PER_KEY;
 
-		if (!isnull)
-		{
-			int			width = gpusort_key_words(state->types[k]);
-
-			code = gpusort_encode_datum(state->types[k], d);
-			if (state->descending[k])
-				code = ~code & (width == 1 ? (uint64) PG_UINT32_MAX : PG_UINT64_MAX);
-		}
 		w[0] = isnull == state->nulls_first[k] ? 0 : 1;
 		w[1] = (uint32) (code >> 32);
 		w[2] = (uint32) code;
@@ -295,8 +288,9 @@ topk_add(GpuSortState *state, TupleTableSlot *slot, TopKEntry *probe)
 
 /* ---- tuplesort fallback ---------------------------------------------------- */
 
+/* Move the stored rows and the row in hand (slot) into a tuplesort. */
 static void
-start_tuplesort(GpuSortState *state, const char *reason)
+start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 {
 	TupleDesc	desc = state->slot->tts_tupleDescriptor;
 
@@ -313,6 +307,7 @@ start_tuplesort(GpuSortState *state, const char *reason)
 	ExecClearTuple(state->slot);
 	MemoryContextReset(state->sortcxt);
 	tuple_store_init(&state->store, state->sortcxt);
+	tuplesort_puttupleslot(state->tuplesort, slot);
 }
 
 /* ---- the sort --------------------------------------------------------------- */
@@ -352,7 +347,8 @@ sort_input(GpuSortState *state)
 	bool	  **isnull = NULL;
 	bool	   *any_null;
 	Size		cap = 0,
-				n = 0;
+				n = 0,			/* rows in the store */
+				rows = 0;		/* rows read */
 	Size		limit_bytes = (Size) gpusort_max_memory * 1024 * 1024;
 	instr_time	start;
 	MemoryContext oldcxt;
@@ -384,6 +380,7 @@ sort_input(GpuSortState *state)
 
 		if (TupIsNull(slot))
 			break;
+		rows++;
 		if (state->tuplesort)
 		{
 			tuplesort_puttupleslot(state->tuplesort, slot);
@@ -393,7 +390,7 @@ sort_input(GpuSortState *state)
 		{
 			MemoryContext old = MemoryContextSwitchTo(state->sortcxt);
 
-			probe.seq = n++;
+			probe.seq = rows;
 			topk_add(state, slot, &probe);
 			MemoryContextSwitchTo(old);
 			continue;
@@ -404,8 +401,7 @@ sort_input(GpuSortState *state)
 
 			if (!grow_codes(state, codes, isnull, cap, newcap))
 			{
-				start_tuplesort(state, "out of memory for sort keys");
-				tuplesort_puttupleslot(state->tuplesort, slot);
+				start_tuplesort(state, "out of memory for sort keys", slot);
 				continue;
 			}
 			cap = newcap;
@@ -417,8 +413,7 @@ sort_input(GpuSortState *state)
 			if (over || !tuple_store_add_slot(&state->store, slot))
 			{
 				start_tuplesort(state, over ? "rows exceed gpusort.max_memory" :
-								"out of memory for rows");
-				tuplesort_puttupleslot(state->tuplesort, slot);
+								"out of memory for rows", slot);
 				continue;
 			}
 		}
@@ -428,12 +423,13 @@ sort_input(GpuSortState *state)
 			Datum		d = slot_getattr(slot, state->attnos[k], &null);
 
 			isnull[k][n] = null;
-			codes[k][n] = null ? 0 : gpusort_encode_datum(state->types[k], d);
+			codes[k][n] = null ? 0 :
+				gpusort_encode_key(state->types[k], d, state->descending[k]);
 			any_null[k] |= null;
 		}
 		n++;
 	}
-	state->rows_in = state->tuplesort ? 0 : n;
+	state->rows_in = rows;
 
 	if (state->tuplesort)
 	{
@@ -447,7 +443,6 @@ sort_input(GpuSortState *state)
 	}
 	else if (topk)
 	{
-		state->rows_in = n;
 		state->fill_ms = ms_since(start);
 		topk_qsort_nwords = state->nkeys * TOPK_WORDS_PER_KEY;
 		qsort(state->heap, state->heap_n, sizeof(TopKEntry), topk_qsort_cmp);
@@ -470,8 +465,6 @@ sort_input(GpuSortState *state)
 		for (int k = 0; k < state->nkeys; k++)
 		{
 			int			width = gpusort_key_words(state->types[k]);
-			uint64		flip = state->descending[k] ?
-				(width == 1 ? (uint64) PG_UINT32_MAX : PG_UINT64_MAX) : 0;
 
 			if (any_null[k])
 			{
@@ -484,11 +477,11 @@ sort_input(GpuSortState *state)
 			if (width == 2)
 			{
 				for (Size i = 0; i < n; i++)
-					w[i] = (uint32) ((codes[k][i] ^ flip) >> 32);
+					w[i] = (uint32) (codes[k][i] >> 32);
 				w += n;
 			}
 			for (Size i = 0; i < n; i++)
-				w[i] = (uint32) (codes[k][i] ^ flip);
+				w[i] = (uint32) codes[k][i];
 			w += n;
 			if (cap > 0)
 			{

@@ -201,15 +201,11 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	SortSpec	spec = {&gm->plan, gm->numCols, gm->sortColIdx,
 	gm->sortOperators, gm->collations, gm->nullsFirst};
 	Gather	   *gather;
-	Plan	   *gpusort;
+	Plan	   *gpusort = NULL;
 
-	if (!IsA(sort, Sort) || !big_enough(&gm->plan) ||
+	if (!IsA(sort, Sort) || gm->plan.qual != NIL || !big_enough(&gm->plan) ||
 		(bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND))
-	{
-		/* the bound reaches the workers' Sorts through Gather Merge */
-		gm->plan.lefttree = rewrite_plan(gm->plan.lefttree, bound);
-		return (Plan *) gm;
-	}
+		goto keep;
 
 	gather = makeNode(Gather);
 	gather->plan.startup_cost = gm->plan.startup_cost;
@@ -230,15 +226,18 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	gather->invisible = false;
 	gather->initParam = bms_copy(gm->initParam);
 
+	/* the Gather Merge's initPlans move up to the GpuSort */
 	gpusort = make_gpusort(&spec, (Plan *) gather, sort->plan.plan_node_id, bound);
-	if (gpusort == NULL || gm->plan.qual != NIL)
+	if (gpusort != NULL)
 	{
-		gm->plan.lefttree = rewrite_plan(gm->plan.lefttree, bound);
-		return (Plan *) gm;
+		gather->plan.lefttree = rewrite_plan(gather->plan.lefttree, -1);
+		return gpusort;
 	}
-	/* initPlans move up to the GpuSort, which is evaluated first */
-	gather->plan.lefttree = rewrite_plan(gather->plan.lefttree, -1);
-	return gpusort;
+
+keep:
+	/* the bound reaches the workers' Sorts through Gather Merge */
+	gm->plan.lefttree = rewrite_plan(gm->plan.lefttree, bound);
+	return (Plan *) gm;
 }
 
 static Plan *

@@ -46,7 +46,8 @@ gpusort_alloc_huge(size_t bytes)
 	return palloc_extended(bytes > 0 ? bytes : 1, MCXT_ALLOC_HUGE);
 }
 
-bool
+/* Try to open the GPU (once per backend); true if it is usable. */
+static bool
 gpusort_gpu_ready(const char **reason)
 {
 	if (gpu_state == GPU_UNKNOWN)

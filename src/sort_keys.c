@@ -59,8 +59,8 @@ gpusort_key_supported(Oid type, Oid sortop, bool *descending)
 	return true;
 }
 
-uint64
-gpusort_encode_datum(Oid type, Datum value)
+static uint64
+encode_ascending(Oid type, Datum value)
 {
 	switch (type)
 	{
@@ -82,4 +82,14 @@ gpusort_encode_datum(Oid type, Datum value)
 	}
 	elog(ERROR, "gpusort: no key encoding for type %u", type);
 	return 0;					/* keep compiler quiet */
+}
+
+uint64
+gpusort_encode_key(Oid type, Datum value, bool descending)
+{
+	uint64		code = encode_ascending(type, value);
+
+	if (!descending)
+		return code;
+	return ~code & (gpusort_key_words(type) == 1 ? (uint64) PG_UINT32_MAX : PG_UINT64_MAX);
 }

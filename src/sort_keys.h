@@ -15,7 +15,10 @@ extern int	gpusort_key_words(Oid type);
  */
 extern bool gpusort_key_supported(Oid type, Oid sortop, bool *descending);
 
-/* Ascending code of a non-NULL value, in the low gpusort_key_words() words. */
-extern uint64 gpusort_encode_datum(Oid type, Datum value);
+/*
+ * Code of a non-NULL value in the low gpusort_key_words() words: ascending,
+ * or complemented within those words when descending.
+ */
+extern uint64 gpusort_encode_key(Oid type, Datum value, bool descending);
 
 #endif

@@ -63,7 +63,8 @@ reserve(TupleStore *store, Size len)
 	return dest;
 }
 
-bool
+/* Copy tup into the store; false (nothing stored) if memory ran out. */
+static bool
 tuple_store_add(TupleStore *store, MinimalTuple tup)
 {
 	char	   *dest = reserve(store, tup->t_len);

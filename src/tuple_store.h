@@ -24,9 +24,6 @@ typedef struct TupleStore
 
 extern void tuple_store_init(TupleStore *store, MemoryContext cxt);
 
-/* Copy tup into the store; false (nothing stored) if memory ran out. */
-extern bool tuple_store_add(TupleStore *store, MinimalTuple tup);
-
 /* Copy a slot's row into the store, with as few copies as its type allows. */
 extern bool tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot);
 
