@@ -43,7 +43,8 @@ ifeq ($(CUDA_HOME),)
   endif
 endif
 
-KERNEL_HEADERS = kernels/gpusort_kernels.h kernels/cuda_check.cuh
+KERNEL_HEADERS = kernels/gpusort_kernels.h kernels/cuda_check.cuh kernels/radix_config.cuh \
+	kernels/onesweep_kernels.cuh kernels/onesweep.cuh
 
 ifneq ($(NVCC),)
   # SASS for every architecture this nvcc builds, PTX for the newest
@@ -52,7 +53,7 @@ ifneq ($(NVCC),)
   GENCODE = $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
 	-gencode arch=compute_$(NEWEST_ARCH:sm_%=%),code=compute_$(NEWEST_ARCH:sm_%=%)
   NVCC_FLAGS = -O3 -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall,-Wextra
-  KERNEL_OBJS = kernels/device.o kernels/radix_sort.o
+  KERNEL_OBJS = kernels/device.o kernels/onesweep.o kernels/radix_sort.o
   CUDA_LIBS = -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib \
 	-lcudart_static -lrt -ldl -lpthread -lstdc++
 else
@@ -65,7 +66,7 @@ OBJS = $(SRC_OBJS) $(KERNEL_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 
-TEST_PROGRAMS = test/unit_test test/kernel_test bench/crossover
+TEST_PROGRAMS = test/unit_test test/kernel_test bench/crossover bench/sort_bench bench/radix_tune
 EXTRA_CLEAN = $(TEST_PROGRAMS) kernels/*.o
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -88,6 +89,14 @@ test/kernel_test: test/kernel_test.c test/test_data.h test/test_check.h src/cpu_
 
 bench/crossover: bench/crossover.c test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)
 	$(CC) $(TEST_CFLAGS) -o $@ bench/crossover.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
+
+# the GPU sorts beside CUB, Thrust and the CPU (needs nvcc; see bench/README.md)
+bench/sort_bench: bench/sort_bench.cu bench/bench_data.cuh test/test_data.h src/cpu_radix.c $(KERNEL_HEADERS) $(KERNEL_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -Isrc -Ikernels -Itest -o $@ bench/sort_bench.cu src/cpu_radix.c \
+		$(filter-out kernels/radix_sort.o,$(KERNEL_OBJS))
+
+bench/radix_tune: bench/radix_tune.cu bench/bench_data.cuh test/test_data.h $(KERNEL_HEADERS) kernels/device.o
+	$(NVCC) $(NVCC_FLAGS) -Ikernels -Itest -o $@ bench/radix_tune.cu kernels/device.o
 
 .PHONY: unit-test kernel-test
 unit-test: test/unit_test

@@ -4,12 +4,13 @@
  *
  * Fresh random keys of every distribution and many sizes (below, at and
  * above one tile, powers of two and not); output buffers poisoned before
- * every download; the permutation checked to be the unique stable one
+ * every download; 32-bit keys (one key word), 64-bit keys (two words;
+ * also a constant high word) and three-word keys; the permutation checked to be the unique stable one
  * (so every output element was written and payloads kept their order), and
  * compared with the CPU radix sort for sizes up to 2^22.  Multi-word keys
  * and caller payloads too.  Device memory must be back where it started.
  *
- * Usage: kernel_test [max_n]      (default 2^26)
+ * Usage: kernel_test [max_n]      (default 2^26; sizes up to 2^30)
  * Prints "skipped: no GPU" and exits 0 where there is no GPU.
  */
 #include <stdio.h>
@@ -32,7 +33,7 @@ check_status(gpusort_status st, const char *what)
 
 /* One sort of n rows of nwords words; returns 0 if the GPU call failed. */
 static int
-run_case(test_distribution d, size_t n, int nwords, uint64_t *rng)
+run_case(test_distribution d, size_t n, int nwords, int high_constant, uint64_t *rng)
 {
 	uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
 	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
@@ -43,12 +44,21 @@ run_case(test_distribution d, size_t n, int nwords, uint64_t *rng)
 	size_t		where = 0;
 	int			ok = 1;
 
+	/*
+	 * One word: 32-bit keys.  Two words (64-bit keys on the GPU): both words
+	 * of distribution d, or a constant high word over d (an int8 column of
+	 * small values: the plan relative to the minimum).  Three words: few
+	 * values in the leading words, so that ties reach the last one.
+	 */
 	for (int w = 0; w < nwords; w++)
 	{
-		test_fill(words + (size_t) w * n, n, w == 0 ? d : DIST_UNIFORM, rng);
-		if (w + 1 < nwords)		/* few values, so that ties reach the next word */
+		test_fill(words + (size_t) w * n, n, nwords == 3 && w == 2 ? DIST_UNIFORM : d, rng);
+		if (nwords == 3 && w < 2)
 			for (size_t i = 0; i < n; i++)
 				words[(size_t) w * n + i] &= 0x7;
+		if (nwords == 2 && w == 0 && high_constant)
+			for (size_t i = 0; i < n; i++)
+				words[i] = 0x80000000u;
 	}
 	for (size_t i = 0; i < n; i++)
 		perm[i] = keys[i] = POISON;
@@ -67,8 +77,9 @@ run_case(test_distribution d, size_t n, int nwords, uint64_t *rng)
 	else
 	{
 		err = test_check_permutation(words, nwords, n, perm, &where);
-		CHECK(err == NULL, "%s n=%zu nwords=%d: %s at %zu",
-			  test_distribution_names[d], n, nwords, err, where);
+		CHECK(err == NULL, "%s n=%zu nwords=%d%s: %s at %zu",
+			  test_distribution_names[d], n, nwords, high_constant ? " (constant high word)" : "",
+			  err, where);
 		for (size_t i = 0; i < n && ok; i++)
 			ok = keys[i] == words[perm[i]];
 		CHECK(ok, "%s n=%zu nwords=%d: sorted keys do not match the permutation",
@@ -132,8 +143,9 @@ main(int argc, char **argv)
 {
 	size_t		max_n = argc > 1 ? strtoull(argv[1], NULL, 10) : ((size_t) 1 << 26);
 	size_t		sizes[] = {0, 1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 2047, 2048,
-		2049, 4095, 4097, 65536, 100003, 1u << 20, 3000017, 1u << 24,
-		(1u << 26) + 5, 1u << 28, (1u << 30)};
+		2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 6145, 8191, 8193, 12289,
+		65536, 100003, 1u << 20, 3000017, 1u << 24, (1u << 26) + 5, 1u << 28,
+		(1u << 30)};
 	uint64_t	seed = (uint64_t) time(NULL) * 2654435761u + (uint64_t) clock();
 	uint64_t	rng = seed | 1;
 	gpusort_device_info info;
@@ -167,12 +179,13 @@ main(int argc, char **argv)
 			continue;
 		for (int d = 0; d < DIST_COUNT; d++)
 			for (int nwords = 1; nwords <= 3; nwords++)
-			{
-				/* multi-word keys on the big sizes only once per size */
-				if (nwords > 1 && n > (1u << 24) && d != DIST_UNIFORM)
-					continue;
-				run_case((test_distribution) d, n, nwords, &rng);
-			}
+				for (int hc = 0; hc <= (nwords == 2); hc++)
+				{
+					/* beyond 2^26: 32-bit keys of every distribution, 64-bit uniform */
+					if (n > (1u << 26) && (nwords == 3 || (nwords == 2 && (d != DIST_UNIFORM || hc))))
+						continue;
+					run_case((test_distribution) d, n, nwords, hc, &rng);
+				}
 		printf("n=%-11zu %s\n", n, failures == before ? "ok" : "FAILED");
 		fflush(stdout);
 	}

@@ -51,7 +51,7 @@ test_rand32(uint64_t *state)
 }
 
 /* Fill keys[0..n) with distribution d. */
-static void
+static inline void
 test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
 {
 	const uint64_t p = 128;		/* blocks for bucket and staggered */
@@ -159,7 +159,7 @@ static inline const char *
 test_check_permutation(const uint32_t *words, int nwords, size_t n,
 					   const uint32_t *perm, size_t *where)
 {
-	unsigned char *seen = calloc(n ? n : 1, 1);
+	unsigned char *seen = (unsigned char *) calloc(n ? n : 1, 1);
 	const char *err = NULL;
 
 	for (size_t i = 0; i < n && !err; i++)

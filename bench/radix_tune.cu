@@ -1,0 +1,172 @@
+/*
+ * radix_tune.cu -- onesweep policies side by side, to choose the constants
+ * of kernels/radix_config.cuh on a new architecture: 100M pairs, uniform
+ * keys for the 8-bit policies and banded 20-bit keys for the 10-bit ones,
+ * median of 7 runs each, with CUB in the same run.
+ *   radix_tune [n]
+ */
+#include <algorithm>
+#include <vector>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "bench_data.cuh"
+#include "onesweep.cuh"
+
+#define CK(call) \
+	do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+		fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_)); exit(2); } } while (0)
+
+template <typename K>
+struct bufs
+{
+	K		   *src,
+			   *keys[2];
+	uint32_t   *vals[2];
+	void	   *temp;
+	size_t		n;
+};
+
+template <typename K>
+static void
+fill(bufs<K> &b, int dist)
+{
+	bench_fill_kernel<K><<<4096, 256>>>(b.src, b.n, dist, 12345);
+	CK(cudaDeviceSynchronize());
+}
+
+template <typename K, typename F>
+static double
+time_it(bufs<K> &b, F sort)
+{
+	std::vector<float> t;
+	cudaEvent_t e0, e1;
+
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	for (int r = 0; r < 8; r++)
+	{
+		float		ms;
+
+		CK(cudaMemcpy(b.keys[0], b.src, b.n * sizeof(K), cudaMemcpyDeviceToDevice));
+		CK(cudaMemcpy(b.vals[0], b.keys[0], b.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+		CK(cudaEventRecord(e0));
+		sort();
+		CK(cudaEventRecord(e1));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		if (r)
+			t.push_back(ms);
+	}
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
+
+template <typename POL, typename K>
+static void
+try_policy(bufs<K> &b, const char *name)
+{
+	onesweep_stats st;
+	int			o;
+	double		ms = time_it(b, [&] {
+		gpusort_status s = onesweep_sort_pairs_t<POL, K>(b.keys, b.vals, b.n, false, b.temp, 0, &o, &st);
+		if (s != GPUSORT_OK) { fprintf(stderr, "%s: %s\n", name, gpusort_status_message(s)); exit(2); }
+	});
+
+	printf("  %-34s %8.3f ms %6.2f G/s  passes %d\n", name, ms, b.n / ms / 1e6, st.passes);
+}
+
+template <typename K>
+static void
+cub_line(bufs<K> &b)
+{
+	size_t		bytes = 0;
+	void	   *t = NULL;
+
+	CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) b.n));
+	CK(cudaMalloc(&t, bytes));
+	double		ms = time_it(b, [&] {
+		CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) b.n));
+	});
+	printf("  %-34s %8.3f ms %6.2f G/s\n", "cub", ms, b.n / ms / 1e6);
+	cudaFree(t);
+}
+
+#define P(...) onesweep_policy<__VA_ARGS__>
+#define TRY(...) try_policy<onesweep_policies<__VA_ARGS__>, K>(b, #__VA_ARGS__)
+
+template <typename K>
+static void
+run(size_t n)
+{
+	bufs<K>		b;
+
+	b.n = n;
+	CK(cudaMalloc(&b.src, n * sizeof(K)));
+	for (int i = 0; i < 2; i++)
+	{
+		CK(cudaMalloc(&b.keys[i], n * sizeof(K)));
+		CK(cudaMalloc(&b.vals[i], n * sizeof(uint32_t)));
+	}
+	CK(cudaMalloc(&b.temp, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2));
+	for (int dist : {DIST_UNIFORM, DIST_BANDED20})
+	{
+		printf("%d-bit keys, n=%zu, %s\n", (int) sizeof(K) * 8, n, test_distribution_names[dist]);
+		fill(b, dist);
+		cub_line(b);
+		{
+			/* the histogram read alone */
+			digit_plan plan;
+			unsigned long long *range;
+
+			plan.passes = sizeof(K);
+			for (int p = 0; p < plan.passes; p++)
+				plan.shift[p] = 8 * p, plan.bits[p] = 8;
+			CK(cudaMalloc(&range, 16));
+			double		ms = time_it(b, [&] {
+				histogram_kernel<K><<<132 * RADIX_HIST_BLOCKS_PER_SM, RADIX_HIST_THREADS>>>(
+					b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
+			});
+			printf("  %-34s %8.3f ms\n", "histogram of all places", ms);
+			cudaFree(range);
+		}
+		if (sizeof(K) == 4)
+		{
+			TRY(P(384, 16, 8, 2), P(512, 24, 10));
+			TRY(P(384, 20, 8, 2), P(512, 20, 10, 2));
+			TRY(P(256, 24, 8, 2), P(384, 24, 10, 2));
+			TRY(P(512, 12, 8, 2), P(512, 16, 10, 2));
+			TRY(P(256, 16, 8, 3), P(1024, 12, 10));
+		}
+		else
+		{
+			TRY(P(384, 16, 8, 2), P(384, 24, 10));
+			TRY(P(384, 20, 8, 2), P(384, 30, 10));
+			TRY(P(256, 24, 8, 2), P(384, 16, 10, 2));
+			TRY(P(512, 12, 8, 2), P(512, 16, 10));
+		}
+	}
+	cudaFree(b.src);
+	for (int i = 0; i < 2; i++)
+	{
+		cudaFree(b.keys[i]);
+		cudaFree(b.vals[i]);
+	}
+	cudaFree(b.temp);
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t		n = argc > 1 ? strtoull(argv[1], NULL, 10) : 100000000;
+	cudaDeviceProp prop;
+
+	CK(cudaGetDeviceProperties(&prop, 0));
+	printf("radix_tune: %s\n", prop.name);
+	run<uint32_t>(n);
+	run<uint64_t>(n);
+	return 0;
+}

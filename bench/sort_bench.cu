@@ -1,0 +1,463 @@
+/*
+ * sort_bench.cu -- the project's GPU sorts beside CUB, Thrust and one CPU
+ * core, in one run on one device.
+ *
+ * For 32-bit keys (n = 2^16, 2^20, 10M, 100M, 10^9) and 64-bit keys (up to
+ * 500M), each with 32-bit payloads, and every distribution of
+ * bench_data.cuh, the median of RUNS timed runs (CUDA events around the
+ * sort call alone; inputs restored untimed before every run) of
+ *   gpusort   - the project's onesweep radix sort (kernels/onesweep.cuh),
+ *               payloads read like CUB's;
+ *   cub       - cub::DeviceRadixSort::SortPairs, temp storage allocated once;
+ *   thrust    - thrust::sort_by_key on device pointers, as a user calls it;
+ *   cpu       - the project's CPU radix sort on one core (n <= CPU_MAX_N;
+ *               wall clock), the sort of the GPU-less path.
+ * Every GPU result is checked on the device: keys non-decreasing, each
+ * output key equal to the input key its payload names, payloads a
+ * permutation, and ties in payload order for the stable sorts.
+ *
+ * Writes sort_bench.csv and sort_bench.md into the output directory
+ * (bench/plot_sort_bench.py draws sort_bench.png from the CSV).
+ *
+ *   sort_bench [-o DIR] [-r RUNS] [-n MAX_N32] [-m MAX_N64] [-c CPU_MAX_N]
+ *              [-d DIST,...] [-q]
+ */
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+
+#include "bench_data.cuh"
+#include "onesweep.cuh"
+
+extern "C"
+{
+#include "cpu_radix.h"
+}
+
+#define CK(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) { \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+					cudaGetErrorString(e_)); \
+			exit(2); \
+		} \
+	} while (0)
+
+#define GS(call) \
+	do { \
+		gpusort_status s_ = (call); \
+		if (s_ != GPUSORT_OK) { \
+			fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call, \
+					gpusort_status_message(s_), gpusort_error_detail()); \
+			exit(2); \
+		} \
+	} while (0)
+
+enum sort_kind
+{
+	SORT_GPUSORT,
+	SORT_CUB,
+	SORT_THRUST,
+	SORT_CPU,
+	SORT_KINDS
+};
+static const char *const sort_names[SORT_KINDS] = {"gpusort radix", "cub", "thrust", "cpu 1 core"};
+static const bool sort_stable[SORT_KINDS] = {true, true, true, true};
+
+struct result
+{
+	int			key_bits;
+	size_t		n;
+	int			dist;
+	double		ms[SORT_KINDS];	/* median; < 0: not run */
+	char		plan[64];		/* gpusort's pass plan */
+};
+
+static std::vector<result> results;
+static int	runs = 5;
+static int	failures = 0;
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double
+median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return v[v.size() / 2];
+}
+
+__global__ void
+iota_kernel(uint32_t *v, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+		v[i] = (uint32_t) i;
+}
+
+/* errors[0]: order/content defects; seen: n bits, zeroed */
+template <typename K>
+__global__ void
+check_kernel(const K *src, const K *keys, const uint32_t *vals, size_t n, bool stable,
+			 unsigned int *seen, unsigned long long *errors)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+	{
+		uint32_t	v = vals[i];
+		bool		bad = v >= n || keys[i] != src[v];
+
+		if (!bad && i > 0)
+			bad = keys[i - 1] > keys[i] ||
+				(stable && keys[i - 1] == keys[i] && vals[i - 1] >= v);
+		if (!bad && (atomicOr(&seen[v / 32], 1u << (v % 32)) & (1u << (v % 32))))
+			bad = true;			/* payload twice */
+		if (bad)
+			atomicAdd(errors, 1ull);
+	}
+}
+
+static unsigned
+grid_for(size_t n)
+{
+	size_t		b = (n + 255) / 256;
+
+	return (unsigned) std::min<size_t>(b ? b : 1, 16384);
+}
+
+template <typename K>
+static void
+check_result(const char *what, const K *src, const K *keys, const uint32_t *vals,
+			 size_t n, bool stable, unsigned int *seen, unsigned long long *d_err,
+			 int dist)
+{
+	unsigned long long errors = 0;
+
+	CK(cudaMemset(seen, 0, (n + 31) / 32 * 4));
+	CK(cudaMemset(d_err, 0, sizeof(*d_err)));
+	check_kernel<K><<<grid_for(n), 256>>>(src, keys, vals, n, stable, seen, d_err);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(&errors, d_err, sizeof(errors), cudaMemcpyDeviceToHost));
+	if (errors)
+	{
+		failures++;
+		fprintf(stderr, "FAILED: %s %d-bit n=%zu %s: %llu bad positions\n", what,
+				(int) sizeof(K) * 8, n, test_distribution_names[dist], errors);
+	}
+}
+
+template <typename K>
+static void
+bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
+{
+	K		   *src,
+			   *keys[2];
+	uint32_t   *vals[2];
+	void	   *temp,
+			   *cub_temp = NULL;
+	size_t		temp_bytes = onesweep_temp_bytes(n, sizeof(K)),
+				cub_bytes = 0;
+	unsigned int *seen;
+	unsigned long long *d_err;
+	cudaEvent_t e0,
+				e1;
+
+	CK(cudaMalloc(&src, n * sizeof(K)));
+	for (int i = 0; i < 2; i++)
+	{
+		CK(cudaMalloc(&keys[i], n * sizeof(K)));
+		CK(cudaMalloc(&vals[i], n * sizeof(uint32_t)));
+	}
+	CK(cudaMalloc(&temp, temp_bytes));
+	CK(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys[0], keys[1], vals[0], vals[1],
+									   (int64_t) n));
+	CK(cudaMalloc(&cub_temp, cub_bytes));
+	CK(cudaMalloc(&seen, (n + 31) / 32 * 4));
+	CK(cudaMalloc(&d_err, sizeof(unsigned long long)));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+
+	for (int dist : dists)
+	{
+		result		res = {};
+		uint64_t	seed = ((uint64_t) time(NULL) << 20) ^ (n * 31 + dist);
+
+		res.key_bits = sizeof(K) * 8;
+		res.n = n;
+		res.dist = dist;
+		bench_fill_kernel<K><<<grid_for(n), 256>>>(src, n, dist, seed);
+		CK(cudaGetLastError());
+
+		for (int s = 0; s < SORT_KINDS; s++)
+		{
+			std::vector<double> t;
+
+			res.ms[s] = -1;
+			if (s == SORT_CPU)
+			{
+				if (n > cpu_max_n)
+					continue;
+				/* the CPU path's layout: 32-bit words, most significant first */
+				std::vector<K> host(n);
+				int			nw = sizeof(K) / 4;
+				std::vector<uint32_t> words(nw * n), perm(n),
+							scratch(cpu_radix_scratch_words(n));
+
+				CK(cudaMemcpy(host.data(), src, n * sizeof(K), cudaMemcpyDeviceToHost));
+				for (size_t i = 0; i < n; i++)
+					for (int w = 0; w < nw; w++)
+						words[(size_t) w * n + i] =
+							(uint32_t) ((uint64_t) host[i] >> (32 * (nw - 1 - w)));
+				for (int r = 0; r < runs; r++)
+				{
+					double		t0 = now_ms();
+
+					cpu_radix_sort_rows(words.data(), nw, n, perm.data(), NULL,
+										scratch.data(), NULL);
+					t.push_back(now_ms() - t0);
+				}
+				for (size_t i = 1; i < n; i++)
+					if (host[perm[i - 1]] > host[perm[i]] ||
+						(host[perm[i - 1]] == host[perm[i]] && perm[i - 1] > perm[i]))
+					{
+						failures++;
+						fprintf(stderr, "FAILED: cpu n=%zu at %zu\n", n, i);
+						break;
+					}
+				res.ms[s] = median(t);
+				continue;
+			}
+			for (int r = 0; r < runs + 1; r++)	/* the first run warms up */
+			{
+				K		   *out_k = NULL;
+				uint32_t   *out_v = NULL;
+				float		ms = 0;
+
+				CK(cudaMemcpy(keys[0], src, n * sizeof(K), cudaMemcpyDeviceToDevice));
+				iota_kernel<<<grid_for(n), 256>>>(vals[0], n);
+				CK(cudaDeviceSynchronize());
+				CK(cudaEventRecord(e0));
+				if (s == SORT_GPUSORT)
+				{
+					onesweep_stats st;
+					int			o;
+
+					GS(onesweep_sort_pairs((void **) keys, vals, n, sizeof(K), false, temp,
+										   temp_bytes, 0, &o, &st));
+					out_k = keys[o];
+					out_v = vals[o];
+					if (r == 0)
+					{
+						int			len = snprintf(res.plan, sizeof(res.plan), "%s",
+											   st.from_min ? "min+" : "");
+
+						for (int p = 0; p < st.passes; p++)
+							len += snprintf(res.plan + len, sizeof(res.plan) - len, "%s%d",
+											p ? "," : "", st.bits[p]);
+						if (st.passes == 0)
+							snprintf(res.plan + len, sizeof(res.plan) - len, "none");
+					}
+				}
+				else if (s == SORT_CUB)
+				{
+					CK(cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys[0], keys[1],
+													   vals[0], vals[1], (int64_t) n));
+					out_k = keys[1];
+					out_v = vals[1];
+				}
+				else if (s == SORT_THRUST)
+				{
+					thrust::sort_by_key(thrust::device, keys[0], keys[0] + n, vals[0]);
+					out_k = keys[0];
+					out_v = vals[0];
+				}
+				CK(cudaEventRecord(e1));
+				CK(cudaEventSynchronize(e1));
+				CK(cudaGetLastError());
+				CK(cudaEventElapsedTime(&ms, e0, e1));
+				if (r > 0)
+					t.push_back(ms);
+				if (r == runs)
+					check_result<K>(sort_names[s], src, out_k, out_v, n, sort_stable[s], seen,
+									d_err, dist);
+			}
+			res.ms[s] = median(t);
+		}
+		results.push_back(res);
+		printf("%2d-bit n=%-11zu %-13s", res.key_bits, n, test_distribution_names[dist]);
+		for (int s = 0; s < SORT_KINDS; s++)
+			if (res.ms[s] >= 0)
+				printf("  %s %.3f ms (%.2f G/s)", sort_names[s], res.ms[s], n / res.ms[s] / 1e6);
+		printf("  plan %s\n", res.plan);
+		fflush(stdout);
+	}
+	cudaFree(src);
+	for (int i = 0; i < 2; i++)
+	{
+		cudaFree(keys[i]);
+		cudaFree(vals[i]);
+	}
+	cudaFree(temp);
+	cudaFree(cub_temp);
+	cudaFree(seen);
+	cudaFree(d_err);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+}
+
+static void
+write_outputs(const std::string &dir, const char *device, const char *cmdline)
+{
+	std::string csv = dir + "/sort_bench.csv",
+				md = dir + "/sort_bench.md";
+	FILE	   *f = fopen(csv.c_str(), "w");
+	char		date[32];
+	time_t		now = time(NULL);
+
+	strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
+	if (!f)
+	{
+		perror(csv.c_str());
+		exit(2);
+	}
+	fprintf(f, "key_bits,n,distribution,sort,median_ms,gpairs_per_s\n");
+	for (const result &r : results)
+		for (int s = 0; s < SORT_KINDS; s++)
+			if (r.ms[s] >= 0)
+				fprintf(f, "%d,%zu,%s,%s,%.4f,%.4f\n", r.key_bits, r.n,
+						test_distribution_names[r.dist], sort_names[s], r.ms[s],
+						r.n / r.ms[s] / 1e6);
+	fclose(f);
+
+	f = fopen(md.c_str(), "w");
+	if (!f)
+	{
+		perror(md.c_str());
+		exit(2);
+	}
+	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
+	fprintf(f, "`%s`: G pairs/s, median of %d runs (CUDA events around the sort call; "
+			"CPU: wall clock, one core). `plan`: gpusort's digit passes (bits each; "
+			"`min+`: digits of key − min).\n\n", cmdline, runs);
+	for (int bits = 32; bits <= 64; bits += 32)
+	{
+		bool		any = false;
+
+		for (const result &r : results)
+			any |= r.key_bits == bits;
+		if (!any)
+			continue;
+		fprintf(f, "## %d-bit keys\n\n| n | distribution |", bits);
+		for (int s = 0; s < SORT_KINDS; s++)
+			fprintf(f, " %s |", sort_names[s]);
+		fprintf(f, " gpusort / cub | plan |\n|---:|---|");
+		for (int s = 0; s < SORT_KINDS + 2; s++)
+			fprintf(f, "---:|");
+		fprintf(f, "\n");
+		for (const result &r : results)
+		{
+			if (r.key_bits != bits)
+				continue;
+			fprintf(f, "| %zu | %s |", r.n, test_distribution_names[r.dist]);
+			for (int s = 0; s < SORT_KINDS; s++)
+				if (r.ms[s] >= 0)
+					fprintf(f, " %.2f |", r.n / r.ms[s] / 1e6);
+				else
+					fprintf(f, " — |");
+			fprintf(f, " %.2f× | %s |\n", r.ms[SORT_CUB] / r.ms[SORT_GPUSORT], r.plan);
+		}
+		fprintf(f, "\n");
+	}
+	fclose(f);
+	printf("written: %s %s\n", csv.c_str(), md.c_str());
+}
+
+int
+main(int argc, char **argv)
+{
+	std::string dir = ".";
+	size_t		max32 = 1000000000,
+				max64 = 500000000,
+				cpu_max = 10000000;
+	std::vector<int> dists;
+	std::string cmdline = "sort_bench";
+	int			opt;
+	cudaDeviceProp prop;
+
+	for (int i = 1; i < argc; i++)
+		cmdline += std::string(" ") + argv[i];
+	while ((opt = getopt(argc, argv, "o:r:n:m:c:d:")) != -1)
+	{
+		switch (opt)
+		{
+			case 'o':
+				dir = optarg;
+				break;
+			case 'r':
+				runs = atoi(optarg);
+				break;
+			case 'n':
+				max32 = strtoull(optarg, NULL, 10);
+				break;
+			case 'm':
+				max64 = strtoull(optarg, NULL, 10);
+				break;
+			case 'c':
+				cpu_max = strtoull(optarg, NULL, 10);
+				break;
+			case 'd':
+				for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ","))
+					for (int d = 0; d < DIST_COUNT; d++)
+						if (strcmp(tok, test_distribution_names[d]) == 0)
+							dists.push_back(d);
+				break;
+			default:
+				fprintf(stderr, "usage: sort_bench [-o DIR] [-r RUNS] [-n MAX_N32] "
+						"[-m MAX_N64] [-c CPU_MAX_N] [-d DIST,...]\n");
+				return 2;
+		}
+	}
+	if (dists.empty())
+		for (int d = 0; d < DIST_COUNT; d++)
+			dists.push_back(d);
+	if (runs < 1)
+		runs = 1;
+
+	int			count = 0;
+
+	if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+	{
+		printf("skipped: no GPU\n");
+		return 0;
+	}
+	CK(cudaGetDeviceProperties(&prop, 0));
+	printf("sort_bench: %s, %d runs\n", prop.name, runs);
+
+	const size_t sizes[] = {1u << 16, 1u << 20, 10000000, 100000000, 500000000, 1000000000};
+
+	for (size_t n : sizes)
+		if (n <= max32 && n != 500000000)
+			bench_size<uint32_t>(n, dists, cpu_max);
+	for (size_t n : sizes)
+		if (n <= max64 && n != 1000000000)
+			bench_size<uint64_t>(n, dists, cpu_max);
+	write_outputs(dir, prop.name, cmdline.c_str());
+	printf("sort_bench: %d failures\n", failures);
+	return failures ? 1 : 0;
+}

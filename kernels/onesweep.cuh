@@ -1,0 +1,277 @@
+/*
+ * onesweep.cuh -- device-level onesweep radix sort of (key, 32-bit payload)
+ * pairs already in device memory, for 32- and 64-bit unsigned keys.
+ * Internal to kernels/ and the CUDA benchmark; src/ uses the job API of
+ * gpusort_kernels.h.
+ *
+ * The pass plan follows the keys' real range: one histogram read counts
+ * every 8-bit place and finds the minimum and maximum key; places where all
+ * keys share a digit are skipped, and where the range (max - min) is
+ * narrow enough that fewer, wider digits relative to the minimum are
+ * cheaper (radix_config.cuh's cost model), a second histogram counts those
+ * digits instead (20 significant bits: two 10-bit passes, not three 8-bit).
+ */
+#ifndef GPUSORT_ONESWEEP_CUH
+#define GPUSORT_ONESWEEP_CUH
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_check.cuh"
+#include "onesweep_kernels.cuh"
+
+/* What a sort did, for EXPLAIN and the benchmark. */
+struct onesweep_stats
+{
+	int			passes;			/* digit passes run */
+	int			bits[RADIX_MAX_PASSES];	/* width of each */
+	bool		from_min;		/* digits taken relative to the minimum key */
+};
+
+/* Device scratch memory a sort of n keys of key_bytes needs. */
+size_t		onesweep_temp_bytes(size_t n, int key_bytes);
+
+/*
+ * Sort n pairs: keys in keys[0], payloads in vals[0] (or, with
+ * vals_are_positions, payload i is i and vals[0] is not read).  keys[1] and
+ * vals[1] are scratch of the same size; *out says which of the two holds the
+ * result.  n <= ONESWEEP_MAX_N.  Synchronises with the stream once (to read
+ * the key range); otherwise asynchronous on the stream.
+ */
+gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
+								   int key_bytes, bool vals_are_positions,
+								   void *temp, size_t temp_bytes, cudaStream_t stream,
+								   int *out, onesweep_stats *stats);
+
+/* ---- the driver, generic over the policies (the benchmark tunes with it) ---- */
+
+/* temp layout: histogram | range | tile counter (16 bytes) | tile status */
+#define ONESWEEP_HIST_BYTES		(RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t))
+#define ONESWEEP_STATUS_OFFSET	(ONESWEEP_HIST_BYTES + 2 * sizeof(unsigned long long) + 16)
+
+template <typename POL, typename K>
+size_t
+onesweep_temp_bytes_t(size_t n)
+{
+	size_t		narrow = (n + POL::narrow::TILE - 1) / POL::narrow::TILE * POL::narrow::BINS;
+	size_t		wide = (n + POL::wide::TILE - 1) / POL::wide::TILE * POL::wide::BINS;
+
+	return ONESWEEP_STATUS_OFFSET + (narrow > wide ? narrow : wide) * sizeof(uint32_t);
+}
+
+template <typename P, typename K>
+gpusort_status
+onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
+			  K kmin, int shift, int bits, const uint32_t *global_start,
+			  unsigned char *temp, cudaStream_t stream)
+{
+	static bool smem_set = false;
+	const size_t smem = onesweep_smem_bytes<P, K>();
+	const size_t tiles = (n + P::TILE - 1) / P::TILE;
+	uint32_t   *counter = reinterpret_cast<uint32_t *>(temp + ONESWEEP_STATUS_OFFSET - 16);
+	uint32_t   *status = reinterpret_cast<uint32_t *>(temp + ONESWEEP_STATUS_OFFSET);
+
+	if (!smem_set)
+	{
+		CUDA_TRY(cudaFuncSetAttribute(onesweep_kernel<P, K>,
+									  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+		/* as much shared memory as the SM has, so that MIN_BLOCKS blocks fit */
+		CUDA_TRY(cudaFuncSetAttribute(onesweep_kernel<P, K>,
+									  cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+		smem_set = true;
+	}
+	CUDA_TRY(cudaMemsetAsync(counter, 0, 16 + tiles * P::BINS * sizeof(uint32_t), stream));
+	onesweep_kernel<P, K><<<(unsigned) tiles, P::THREADS, smem, stream>>>(
+		kin, kout, vin, vout, (uint32_t) n, kmin, shift, (1u << bits) - 1,
+		global_start, status, counter);
+	CUDA_TRY_LAUNCH("onesweep_kernel");
+	return GPUSORT_OK;
+}
+
+static __global__ void
+onesweep_iota_kernel(uint32_t *vals, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+		vals[i] = (uint32_t) i;
+}
+
+static inline int
+onesweep_bit_length(unsigned long long x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+template <typename POL, typename K>
+gpusort_status
+onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
+					  void *temp_v, cudaStream_t stream, int *out, onesweep_stats *stats,
+					  int force_plan = -1)	/* -1 cheapest, 0 8-bit places, else passes from min */
+{
+	constexpr int KB = (int) sizeof(K) * 8;
+	constexpr int PLACES = KB / RADIX_NARROW_BITS;
+	unsigned char *temp = (unsigned char *) temp_v;
+	uint32_t   *d_hist = (uint32_t *) temp;
+	unsigned long long *d_range = (unsigned long long *) (temp + ONESWEEP_HIST_BYTES);
+	static uint32_t hist[PLACES * RADIX_HIST_STRIDE];
+	unsigned long long range[2];
+	digit_plan plan;
+	K			kmin = 0;
+	int			hist_blocks,
+				dev,
+				sms;
+
+	memset(stats, 0, sizeof(*stats));
+	*out = 0;
+	if (n > ONESWEEP_MAX_N)
+		return GPUSORT_ERR_INVALID_ARGUMENT;
+	if (n <= 1)
+	{
+		if (n == 1 && positions)
+			CUDA_TRY(cudaMemsetAsync(vals[0], 0, sizeof(uint32_t), stream));
+		return GPUSORT_OK;
+	}
+	CUDA_TRY(cudaGetDevice(&dev));
+	CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	{
+		size_t		want = (n / (16 / sizeof(K)) + RADIX_HIST_THREADS - 1) / RADIX_HIST_THREADS;
+
+		hist_blocks = want < (size_t) sms * RADIX_HIST_BLOCKS_PER_SM ? (int) want + 1
+			: sms * RADIX_HIST_BLOCKS_PER_SM;
+	}
+
+	/* 1. every 8-bit place, and the key range */
+	plan.passes = PLACES;
+	for (int p = 0; p < PLACES; p++)
+	{
+		plan.shift[p] = p * RADIX_NARROW_BITS;
+		plan.bits[p] = RADIX_NARROW_BITS;
+	}
+	CUDA_TRY(cudaMemsetAsync(d_hist, 0, PLACES * RADIX_HIST_STRIDE * sizeof(uint32_t), stream));
+	CUDA_TRY(cudaMemsetAsync(d_range, 0xff, sizeof(unsigned long long), stream));
+	CUDA_TRY(cudaMemsetAsync(d_range + 1, 0, sizeof(unsigned long long), stream));
+	histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
+		keys[0], n, (K) 0, plan, d_hist, d_range);
+	CUDA_TRY_LAUNCH("histogram_kernel");
+	CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
+	CUDA_TRY(cudaMemcpyAsync(hist, d_hist, sizeof(hist), cudaMemcpyDeviceToHost, stream));
+	CUDA_TRY(cudaStreamSynchronize(stream));
+
+	/* 2. the plan: varying 8-bit places, or fewer wider digits over max - min */
+	{
+		int			varying = 0,
+					rbits = onesweep_bit_length((unsigned long long) ((K) range[1] - (K) range[0]));
+		int			best_passes = 0;
+		double		best = 0;
+
+		for (int p = 0; p < PLACES; p++)
+		{
+			const uint32_t *h = hist + p * RADIX_HIST_STRIDE;
+			bool		constant = false;
+
+			for (int b = 0; b < (1 << RADIX_NARROW_BITS); b++)
+				if (h[b])
+				{
+					constant = h[b] == n;
+					break;
+				}
+			if (!constant)
+				plan.shift[varying] = p * RADIX_NARROW_BITS,
+					plan.bits[varying] = RADIX_NARROW_BITS,
+					varying++;
+		}
+		plan.passes = varying;
+		best = varying;
+		if (force_plan < 0)
+		{
+			for (int np = (rbits + RADIX_WIDE_BITS - 1) / RADIX_WIDE_BITS;
+				 np > 0 && np < varying; np++)
+			{
+				int			bits = (rbits + np - 1) / np;
+				double		cost = np * (bits > RADIX_NARROW_BITS ? RADIX_COST_WIDE_PASS : 1.0) +
+					RADIX_COST_EXTRA_HIST;
+
+				if (cost < best)
+				{
+					best = cost;
+					best_passes = np;
+				}
+			}
+		}
+		else if (force_plan > 0 && rbits > 0)
+		{
+			best_passes = force_plan;
+			if ((rbits + best_passes - 1) / best_passes > RADIX_WIDE_BITS)
+				best_passes = (rbits + RADIX_WIDE_BITS - 1) / RADIX_WIDE_BITS;
+		}
+		if (best_passes > 0)
+		{
+			int			bits = (rbits + best_passes - 1) / best_passes;
+
+			kmin = (K) range[0];
+			stats->from_min = true;
+			plan.passes = best_passes;
+			for (int p = 0; p < best_passes; p++)
+			{
+				plan.shift[p] = p * bits;
+				plan.bits[p] = p * bits + bits <= rbits ? bits : rbits - p * bits;
+			}
+			CUDA_TRY(cudaMemsetAsync(d_hist, 0, best_passes * RADIX_HIST_STRIDE * sizeof(uint32_t),
+									 stream));
+			histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
+				keys[0], n, kmin, plan, d_hist, NULL);
+			CUDA_TRY_LAUNCH("histogram_kernel");
+		}
+		else
+		{
+			/* keep the varying places' counts in pass order */
+			for (int p = 0; p < plan.passes; p++)
+				if (plan.shift[p] != p * RADIX_NARROW_BITS)
+					CUDA_TRY(cudaMemcpyAsync(d_hist + p * RADIX_HIST_STRIDE,
+											 d_hist + (plan.shift[p] / RADIX_NARROW_BITS) * RADIX_HIST_STRIDE,
+											 RADIX_HIST_STRIDE * sizeof(uint32_t),
+											 cudaMemcpyDeviceToDevice, stream));
+		}
+	}
+
+	if (plan.passes == 0)
+	{
+		/* every key equal: already in order */
+		if (positions)
+		{
+			onesweep_iota_kernel<<<(unsigned) ((n + 1023) / 1024 < 65535 ? (n + 1023) / 1024 : 65535),
+				1024, 0, stream>>>(vals[0], n);
+			CUDA_TRY_LAUNCH("onesweep_iota_kernel");
+		}
+		return GPUSORT_OK;
+	}
+	exclusive_scan_kernel<<<plan.passes, RADIX_HIST_STRIDE, 0, stream>>>(d_hist);
+	CUDA_TRY_LAUNCH("exclusive_scan_kernel");
+
+	/* 3. one onesweep kernel per pass */
+	int			cur = 0;
+
+	for (int p = 0; p < plan.passes; p++)
+	{
+		const uint32_t *vin = (p == 0 && positions) ? NULL : vals[cur];
+		gpusort_status st;
+
+		if (plan.bits[p] > RADIX_NARROW_BITS)
+			st = onesweep_pass<typename POL::wide, K>(keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1],
+													  n, kmin, plan.shift[p], plan.bits[p],
+													  d_hist + p * RADIX_HIST_STRIDE, temp, stream);
+		else
+			st = onesweep_pass<typename POL::narrow, K>(keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1],
+														n, kmin, plan.shift[p], plan.bits[p],
+														d_hist + p * RADIX_HIST_STRIDE, temp, stream);
+		if (st != GPUSORT_OK)
+			return st;
+		stats->bits[p] = plan.bits[p];
+		cur ^= 1;
+	}
+	stats->passes = plan.passes;
+	*out = cur;
+	return GPUSORT_OK;
+}
+
+#endif

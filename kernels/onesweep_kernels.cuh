@@ -1,0 +1,472 @@
+/*
+ * onesweep_kernels.cuh -- the kernels of the onesweep LSD radix sort
+ * (Merrill and Grimshaw's digit passes with Adinets and Merrill's single
+ * sweep: one kernel per digit place, tile offsets by decoupled look-back).
+ *
+ *   histogram_kernel  one read of the keys counts the digits of every digit
+ *                     place of a plan at once (and, on request, the minimum
+ *                     and maximum key, from which the pass plan is made);
+ *   exclusive_scan_kernel  turns each place's counts into start offsets;
+ *   onesweep_kernel   one per digit place: a block takes the next tile,
+ *                     ranks its keys by digit with warp-level multi-split
+ *                     (match_any, 16-bit per-warp counters), publishes its
+ *                     digit counts, looks back over earlier tiles' published
+ *                     counts for its global offsets, and scatters keys, then
+ *                     payloads, through shared memory so that runs of equal
+ *                     digits are written contiguously.
+ *
+ * A digit is ((key - kmin) >> shift) & mask; kmin is 0 for the plain
+ * 8-bit-place plan and the minimum key for a plan over the key range.
+ * Stable: a warp ranks a contiguous slice of the tile, item by item and
+ * lane by lane, and warps are combined in order.
+ */
+#ifndef GPUSORT_ONESWEEP_KERNELS_CUH
+#define GPUSORT_ONESWEEP_KERNELS_CUH
+
+#include <stdint.h>
+#include <cuda_runtime.h>
+
+#include "radix_config.cuh"
+
+#define RADIX_MAX_PASSES	8		/* 64-bit keys, 8-bit digits */
+#define RADIX_HIST_STRIDE	1024	/* counters per pass in the histogram */
+
+/* Tile status words: two flag bits over a 30-bit count. */
+#define TILE_STATUS_AGGREGATE	0x40000000u
+#define TILE_STATUS_INCLUSIVE	0x80000000u
+#define TILE_STATUS_VALUE		0x3fffffffu
+
+/* Longest input the 30-bit status counts allow. */
+#define ONESWEEP_MAX_N			((size_t) 1 << 30)
+
+struct digit_plan
+{
+	int			passes;
+	int			shift[RADIX_MAX_PASSES];
+	int			bits[RADIX_MAX_PASSES];
+};
+
+template <typename K>
+__device__ __forceinline__ uint32_t
+digit_of(K key, K kmin, int shift, uint32_t mask)
+{
+	return (uint32_t) ((key - kmin) >> shift) & mask;
+}
+
+template <typename K>
+__device__ __forceinline__ void
+histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan)
+{
+#pragma unroll
+	for (int p = 0; p < RADIX_MAX_PASSES; p++)
+		if (p < plan.passes)
+			atomicAdd(&sh[p * RADIX_HIST_STRIDE +
+						  digit_of(key, kmin, plan.shift[p], (1u << plan.bits[p]) - 1)], 1u);
+}
+
+/*
+ * Digit counts of every place of the plan into hist (passes * STRIDE, zeroed
+ * by the caller); if range is not NULL, also the minimum and maximum key into
+ * range[0] (preset to all ones) and range[1] (preset to zero).
+ */
+template <typename K>
+__global__ void __launch_bounds__(RADIX_HIST_THREADS)
+histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
+				 uint32_t *__restrict__ hist, unsigned long long *range)
+{
+	__shared__ uint32_t sh[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
+	const int	words = plan.passes * RADIX_HIST_STRIDE;
+	const size_t stride = (size_t) gridDim.x * blockDim.x;
+	const size_t first = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+	constexpr int PER_VEC = 16 / sizeof(K);
+	const size_t nvec = n / PER_VEC;
+	K			lo = ~(K) 0,
+				hi = 0;
+
+	for (int i = threadIdx.x; i < words; i += blockDim.x)
+		sh[i] = 0;
+	__syncthreads();
+
+	for (size_t v = first; v < nvec; v += stride)
+	{
+		union
+		{
+			uint4		vec;
+			K			k[PER_VEC];
+		}			u;
+
+		u.vec = __ldg(reinterpret_cast<const uint4 *>(keys) + v);
+#pragma unroll
+		for (int j = 0; j < PER_VEC; j++)
+		{
+			lo = min(lo, u.k[j]);
+			hi = max(hi, u.k[j]);
+			histogram_count(sh, u.k[j], kmin, plan);
+		}
+	}
+	for (size_t i = nvec * PER_VEC + first; i < n; i += stride)
+	{
+		K			k = keys[i];
+
+		lo = min(lo, k);
+		hi = max(hi, k);
+		histogram_count(sh, k, kmin, plan);
+	}
+
+	if (range)
+	{
+		unsigned long long l = lo,
+					h = hi;
+
+		for (int o = 16; o > 0; o >>= 1)
+		{
+			l = min(l, __shfl_xor_sync(0xffffffffu, l, o));
+			h = max(h, __shfl_xor_sync(0xffffffffu, h, o));
+		}
+		if ((threadIdx.x & 31) == 0)
+		{
+			atomicMin(&range[0], l);
+			atomicMax(&range[1], h);
+		}
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < words; i += blockDim.x)
+		if (sh[i])
+			atomicAdd(&hist[i], sh[i]);
+}
+
+/* Block b turns counts[b * STRIDE ...] into exclusive offsets, in place. */
+static __global__ void __launch_bounds__(RADIX_HIST_STRIDE)
+exclusive_scan_kernel(uint32_t *hist)
+{
+	__shared__ uint32_t warp_sums[32];
+	uint32_t   *h = hist + (size_t) blockIdx.x * RADIX_HIST_STRIDE;
+	const int	lane = threadIdx.x & 31,
+				warp = threadIdx.x >> 5;
+	uint32_t	c = h[threadIdx.x],
+				incl = c;
+
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		uint32_t	v = __shfl_up_sync(0xffffffffu, incl, o);
+
+		if (lane >= o)
+			incl += v;
+	}
+	if (lane == 31)
+		warp_sums[warp] = incl;
+	__syncthreads();
+	uint32_t	before = 0;
+
+	for (int w = 0; w < warp; w++)
+		before += warp_sums[w];
+	h[threadIdx.x] = before + incl - c;
+}
+
+/* Shared memory one onesweep block needs. */
+template <typename P, typename K>
+constexpr size_t
+onesweep_smem_bytes()
+{
+	return (2 * P::BINS + 64) * sizeof(uint32_t) +
+		((size_t) P::TILE * sizeof(K) > (size_t) P::WARPS * P::BINS * sizeof(uint16_t)
+		 ? (size_t) P::TILE * sizeof(K) : (size_t) P::WARPS * P::BINS * sizeof(uint16_t)) +
+		(size_t) P::TILE * sizeof(uint32_t);
+}
+
+/*
+ * One digit pass.  vals_in NULL: the payload of key i is i (the first pass
+ * makes the row positions instead of reading them).  status holds
+ * tiles * BINS words and tile_counter one, all zero at launch.
+ * global_start: the place's exclusive digit offsets.
+ */
+template <typename P, typename K>
+__global__ void __launch_bounds__(P::THREADS, P::MIN_BLOCKS)
+onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
+				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
+				uint32_t n, K kmin, int shift, uint32_t mask,
+				const uint32_t *__restrict__ global_start,
+				uint32_t *status, uint32_t *tile_counter)
+{
+	constexpr int BINS = P::BINS;
+	constexpr int ITEMS = P::ITEMS;
+	constexpr int THREADS = P::THREADS;
+	constexpr int BPT = P::BINS_PER_THREAD;
+	extern __shared__ __align__(16) unsigned char smem[];
+	uint32_t   *block_start = reinterpret_cast<uint32_t *>(smem);
+	uint32_t   *digit_base = block_start + BINS;
+	uint32_t   *misc = digit_base + BINS;	/* [0] tile, [1..WARPS] warp sums */
+	/* the per-warp counters, later the keys in digit order */
+	uint16_t   *warp_count = reinterpret_cast<uint16_t *>(misc + 64);
+	K		   *tile_keys = reinterpret_cast<K *>(misc + 64);
+	uint32_t   *tile_vals = reinterpret_cast<uint32_t *>(
+		(unsigned char *) (misc + 64) +
+		((size_t) P::TILE * sizeof(K) > (size_t) P::WARPS * BINS * sizeof(uint16_t)
+		 ? (size_t) P::TILE * sizeof(K) : (size_t) P::WARPS * BINS * sizeof(uint16_t)));
+	const int	t = threadIdx.x,
+				lane = t & 31,
+				warp = t >> 5;
+
+	if (t == 0)
+		misc[0] = atomicAdd(tile_counter, 1u);
+	for (int i = t; i < P::WARPS * BINS / 2; i += THREADS)
+		reinterpret_cast<uint32_t *>(warp_count)[i] = 0;
+	if (P::EARLY_COUNTS)
+		for (int i = t; i < BINS; i += THREADS)
+			block_start[i] = 0;
+	__syncthreads();
+
+	const uint32_t tile = misc[0];
+	const size_t tile_base = (size_t) tile * P::TILE;
+	const uint32_t valid = (size_t) n - tile_base < (size_t) P::TILE
+		? (uint32_t) (n - tile_base) : (uint32_t) P::TILE;
+	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
+	K			k[ITEMS];
+	uint32_t	r[ITEMS];
+
+	/* load, warp-striped within the warp's slice */
+	if (valid == (uint32_t) P::TILE)
+	{
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			k[i] = keys_in[tile_base + slice + i * 32];
+	}
+	else
+	{
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			k[i] = slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
+	}
+
+	/* digit of item i; past the end the last digit, so they rank after every real key */
+#define ITEM_DIGIT(i) \
+	(slice + (i) * 32 < valid ? digit_of(k[i], kmin, shift, mask) : (uint32_t) (BINS - 1))
+
+	if (P::EARLY_COUNTS)
+	{
+		/* the tile's digit counts first, so that later tiles' look-back need not wait */
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			atomicAdd(&block_start[ITEM_DIGIT(i)], 1u);
+		__syncthreads();
+#pragma unroll
+		for (int b = 0; b < BPT; b++)
+		{
+			const int	dg = t * BPT + b;
+
+			if (dg < BINS)
+				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
+					(tile == 0 ? TILE_STATUS_INCLUSIVE : TILE_STATUS_AGGREGATE) | block_start[dg];
+		}
+	}
+
+	/* rank: warp-level multi-split with 16-bit counters packed in pairs */
+	{
+		uint32_t   *packed = reinterpret_cast<uint32_t *>(warp_count + warp * BINS);
+		const uint32_t lt = (1u << lane) - 1;
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			uint32_t	d = ITEM_DIGIT(i);
+			uint32_t	peers;
+
+			if (P::BALLOT_MATCH)
+			{
+				/* lanes whose digit agrees with ours in every bit */
+				peers = 0xffffffffu;
+#pragma unroll
+				for (int bit = 0; bit < P::BITS; bit++)
+				{
+					uint32_t	set = __ballot_sync(0xffffffffu, (d >> bit) & 1);
+
+					peers &= ((d >> bit) & 1) ? set : ~set;
+				}
+			}
+			else
+				peers = __match_any_sync(0xffffffffu, d);
+			int			leader = 31 - __clz(peers);
+			uint32_t	before = 0;
+
+			if (lane == leader)
+			{
+				uint32_t	sh = (d & 1) * 16;
+
+				before = (atomicAdd(&packed[d >> 1], __popc(peers) << sh) >> sh) & 0xffffu;
+			}
+			before = __shfl_sync(0xffffffffu, before, leader);
+			r[i] = before + __popc(peers & lt);
+		}
+	}
+	__syncthreads();
+
+	/* per digit: counts over the warps, warps' exclusive offsets, publish */
+	uint32_t	cnt[BPT],
+				bstart[BPT],
+				tsum = 0;
+
+#pragma unroll
+	for (int b = 0; b < BPT; b++)
+	{
+		const int	dg = t * BPT + b;
+		uint32_t	run = 0;
+
+		if (dg < BINS)
+		{
+#pragma unroll
+			for (int w = 0; w < P::WARPS; w++)
+			{
+				uint32_t	c = warp_count[w * BINS + dg];
+
+				warp_count[w * BINS + dg] = (uint16_t) run;
+				run += c;
+			}
+			if (!P::EARLY_COUNTS)
+				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
+					(tile == 0 ? TILE_STATUS_INCLUSIVE : TILE_STATUS_AGGREGATE) | run;
+		}
+		cnt[b] = run;
+		tsum += run;
+	}
+
+	/* block-wide exclusive scan of the digit counts: the digits' local starts */
+	{
+		uint32_t	incl = tsum;
+
+		for (int o = 1; o < 32; o <<= 1)
+		{
+			uint32_t	v = __shfl_up_sync(0xffffffffu, incl, o);
+
+			if (lane >= o)
+				incl += v;
+		}
+		if (lane == 31)
+			misc[1 + warp] = incl;
+		__syncthreads();
+		uint32_t	run = incl - tsum;
+
+		for (int w = 0; w < warp; w++)
+			run += misc[1 + w];
+#pragma unroll
+		for (int b = 0; b < BPT; b++)
+		{
+			bstart[b] = run;
+			if (t * BPT + b < BINS)
+				block_start[t * BPT + b] = run;
+			run += cnt[b];
+		}
+	}
+
+	/* decoupled look-back: keys of each digit in all earlier tiles */
+#pragma unroll
+	for (int b = 0; b < BPT; b++)
+	{
+		const int	dg = t * BPT + b;
+		uint32_t	before = 0;
+
+		if (dg >= BINS)
+			continue;
+		if (tile > 0)
+		{
+			/*
+			 * Read a window of earlier tiles at once (independent loads in
+			 * flight together), add them from the nearest back to the
+			 * first one with an inclusive count; an unpublished one ends
+			 * the window and is read again.
+			 */
+			long		j = (long) tile - 1;
+			bool		done = false;
+
+			while (!done)
+			{
+				uint32_t	s[RADIX_LOOKBACK_WINDOW];
+				int			used = 0;
+				bool		stop = false;
+
+#pragma unroll
+				for (int w = 0; w < RADIX_LOOKBACK_WINDOW; w++)
+					s[w] = j - w >= 0
+						? *(volatile uint32_t *) &status[(size_t) (j - w) * BINS + dg]
+						: TILE_STATUS_INCLUSIVE;
+#pragma unroll
+				for (int w = 0; w < RADIX_LOOKBACK_WINDOW; w++)
+				{
+					if (done || stop)
+						continue;
+					if (!(s[w] & (TILE_STATUS_AGGREGATE | TILE_STATUS_INCLUSIVE)))
+					{
+						stop = true;	/* not published yet */
+						continue;
+					}
+					before += s[w] & TILE_STATUS_VALUE;
+					used++;
+					done = (s[w] & TILE_STATUS_INCLUSIVE) != 0;
+				}
+				j -= used;
+			}
+			*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
+				TILE_STATUS_INCLUSIVE | (before + cnt[b]);
+		}
+		digit_base[dg] = global_start[dg] + before - bstart[b];
+	}
+	__syncthreads();
+
+	/* local position of every key in the tile */
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		uint32_t	d = ITEM_DIGIT(i);
+
+		r[i] += block_start[d] + warp_count[warp * BINS + d];
+	}
+#undef ITEM_DIGIT
+	__syncthreads();
+
+	/* keys into shared memory in digit order; payloads start loading */
+	uint32_t	v[ITEMS];
+
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+		tile_keys[r[i]] = k[i];
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		uint32_t	idx = slice + i * 32;
+
+		if (vals_in == NULL)
+			v[i] = (uint32_t) (tile_base + idx);
+		else
+			v[i] = idx < valid ? vals_in[tile_base + idx] : 0;
+	}
+	__syncthreads();
+
+	/* keys out: consecutive threads, consecutive places of a digit's run */
+#pragma unroll
+	for (int s = 0; s < ITEMS; s++)
+	{
+		uint32_t	j = s * THREADS + t;
+
+		if (j < valid)
+		{
+			K			key = tile_keys[j];
+
+			keys_out[digit_base[digit_of(key, kmin, shift, mask)] + j] = key;
+		}
+	}
+
+	/* payloads the same way */
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+		tile_vals[r[i]] = v[i];
+	__syncthreads();
+#pragma unroll
+	for (int s = 0; s < ITEMS; s++)
+	{
+		uint32_t	j = s * THREADS + t;
+
+		if (j < valid)
+			vals_out[digit_base[digit_of(tile_keys[j], kmin, shift, mask)] + j] = tile_vals[j];
+	}
+}
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * radix_config.cuh -- every tuning constant of the radix sort, in one place.
+ *
+ * A onesweep policy fixes the thread block (THREADS), the keys each thread
+ * ranks (ITEMS; a tile is THREADS * ITEMS keys), the digit width (BITS) and
+ * the blocks per multiprocessor the register budget aims at (MIN_BLOCKS),
+ * and whether a tile publishes its digit counts before ranking (a shared-
+ * memory histogram first; EARLY_COUNTS) or after.
+ * Policies are chosen per key width and digit width; the figures were
+ * measured on an H100 (sm_90, bench/results/radix-*.md).  Other
+ * architectures use the same policies until they are measured: add a row to
+ * onesweep_policies_for() when they are.
+ */
+#ifndef GPUSORT_RADIX_CONFIG_CUH
+#define GPUSORT_RADIX_CONFIG_CUH
+
+#include <stdint.h>
+
+template <int THREADS_, int ITEMS_, int BITS_, int MIN_BLOCKS_ = 1, bool EARLY_COUNTS_ = false,
+		  bool BALLOT_MATCH_ = true>
+struct onesweep_policy
+{
+	static constexpr bool BALLOT_MATCH = BALLOT_MATCH_;	/* peers by BITS ballots, not match.any */
+	static constexpr bool EARLY_COUNTS = EARLY_COUNTS_;	/* publish counts before ranking */
+	static constexpr int MIN_BLOCKS = MIN_BLOCKS_;	/* resident blocks per SM to aim for */
+	static constexpr int THREADS = THREADS_;
+	static constexpr int ITEMS = ITEMS_;
+	static constexpr int BITS = BITS_;
+	static constexpr int BINS = 1 << BITS_;
+	static constexpr int WARPS = THREADS_ / 32;
+	static constexpr int TILE = THREADS_ * ITEMS_;
+	static constexpr int BINS_PER_THREAD = (BINS + THREADS_ - 1) / THREADS_;
+
+	static_assert(TILE < 65536, "16-bit per-warp counters");
+	static_assert(THREADS_ % 32 == 0 && THREADS_ <= 1024, "whole warps");
+};
+
+/* The policies of one key width: narrow (8-bit) and wide (up to 10-bit) digits. */
+template <typename NARROW, typename WIDE>
+struct onesweep_policies
+{
+	typedef NARROW narrow;
+	typedef WIDE wide;
+};
+
+/* sm_90, measured; the default for every architecture for now */
+typedef onesweep_policies<onesweep_policy<384, 16, 8, 2>, onesweep_policy<512, 24, 10> >
+			onesweep_policies_u32;
+typedef onesweep_policies<onesweep_policy<384, 16, 8, 2>, onesweep_policy<384, 24, 10> >
+			onesweep_policies_u64;
+
+/* Widest digit the wide policy sorts. */
+#define RADIX_WIDE_BITS			10
+#define RADIX_NARROW_BITS		8
+
+/*
+ * Cost model of the pass plan, in units of one 8-bit onesweep pass over the
+ * same keys: a wide-digit pass and the extra histogram read that a plan
+ * relative to the minimum key needs.  The plan with the lowest cost wins.
+ */
+#define RADIX_COST_WIDE_PASS	1.35
+#define RADIX_COST_EXTRA_HIST	0.22
+
+/* Earlier tiles' status words a look-back step reads at once. */
+#define RADIX_LOOKBACK_WINDOW	8
+
+/* Histogram kernel: threads per block and blocks per multiprocessor. */
+#define RADIX_HIST_THREADS		512
+#define RADIX_HIST_BLOCKS_PER_SM 2
+
+#endif
