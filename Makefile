@@ -12,7 +12,8 @@ MODULE_big = gpusort
 DATA = gpusort--1.0.sql
 PGFILEDESC = "gpusort - sorting on NVIDIA GPUs"
 
-REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values gpusort_node
+REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values gpusort_node \
+	gpusort_algorithms
 REGRESS_OPTS = --load-extension=gpusort
 
 SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
@@ -44,7 +45,7 @@ ifeq ($(CUDA_HOME),)
 endif
 
 KERNEL_HEADERS = kernels/gpusort_kernels.h kernels/cuda_check.cuh kernels/radix_config.cuh \
-	kernels/onesweep_kernels.cuh kernels/onesweep.cuh
+	kernels/onesweep_kernels.cuh kernels/onesweep.cuh kernels/quicksort.cuh kernels/bitonic.cuh kernels/sort_choice.cuh
 
 ifneq ($(NVCC),)
   # SASS for every architecture this nvcc builds, PTX for the newest
@@ -53,7 +54,7 @@ ifneq ($(NVCC),)
   GENCODE = $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
 	-gencode arch=compute_$(NEWEST_ARCH:sm_%=%),code=compute_$(NEWEST_ARCH:sm_%=%)
   NVCC_FLAGS = -O3 -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall,-Wextra
-  KERNEL_OBJS = kernels/device.o kernels/onesweep.o kernels/radix_sort.o
+  KERNEL_OBJS = kernels/device.o kernels/onesweep.o kernels/quicksort.o kernels/bitonic_sort.o kernels/sort_job.o
   CUDA_LIBS = -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib \
 	-lcudart_static -lrt -ldl -lpthread -lstdc++
 else
@@ -93,7 +94,7 @@ bench/crossover: bench/crossover.c test/test_data.h src/cpu_radix.c $(KERNEL_OBJ
 # the GPU sorts beside CUB, Thrust and the CPU (needs nvcc; see bench/README.md)
 bench/sort_bench: bench/sort_bench.cu bench/bench_data.cuh test/test_data.h src/cpu_radix.c $(KERNEL_HEADERS) $(KERNEL_OBJS)
 	$(NVCC) $(NVCC_FLAGS) -Isrc -Ikernels -Itest -o $@ bench/sort_bench.cu src/cpu_radix.c \
-		$(filter-out kernels/radix_sort.o,$(KERNEL_OBJS))
+		$(filter-out kernels/sort_job.o,$(KERNEL_OBJS))
 
 bench/radix_tune: bench/radix_tune.cu bench/bench_data.cuh test/test_data.h $(KERNEL_HEADERS) kernels/device.o
 	$(NVCC) $(NVCC_FLAGS) -Ikernels -Itest -o $@ bench/radix_tune.cu kernels/device.o

@@ -6,8 +6,12 @@
  * 500M), each with 32-bit payloads, and every distribution of
  * bench_data.cuh, the median of RUNS timed runs (CUDA events around the
  * sort call alone; inputs restored untimed before every run) of
- *   gpusort   - the project's onesweep radix sort (kernels/onesweep.cuh),
- *               payloads read like CUB's;
+ *   gpusort radix     - the onesweep radix sort (kernels/onesweep.cuh),
+ *                       payloads read like CUB's;
+ *   gpusort quicksort - GPU-Quicksort (kernels/quicksort.cuh);
+ *   gpusort bitonic   - the bitonic network (kernels/bitonic.cuh), n <= 2^22;
+ *   gpusort auto      - the sample look of gpusort.algorithm = auto
+ *                       (kernels/sort_choice.cuh) and the sort it picks;
  *   cub       - cub::DeviceRadixSort::SortPairs, temp storage allocated once;
  *   thrust    - thrust::sort_by_key on device pointers, as a user calls it;
  *   cpu       - the project's CPU radix sort on one core (n <= CPU_MAX_N;
@@ -36,7 +40,10 @@
 #include <thrust/sort.h>
 
 #include "bench_data.cuh"
+#include "bitonic.cuh"
 #include "onesweep.cuh"
+#include "quicksort.cuh"
+#include "sort_choice.cuh"
 
 extern "C"
 {
@@ -66,13 +73,22 @@ extern "C"
 enum sort_kind
 {
 	SORT_GPUSORT,
+	SORT_QUICKSORT,
+	SORT_BITONIC,
+	SORT_AUTO,
 	SORT_CUB,
 	SORT_THRUST,
 	SORT_CPU,
 	SORT_KINDS
 };
-static const char *const sort_names[SORT_KINDS] = {"gpusort radix", "cub", "thrust", "cpu 1 core"};
-static const bool sort_stable[SORT_KINDS] = {true, true, true, true};
+static const char *const sort_names[SORT_KINDS] = {
+	"gpusort radix", "gpusort quicksort", "gpusort bitonic", "gpusort auto",
+	"cub", "thrust", "cpu 1 core"
+};
+static const bool sort_stable[SORT_KINDS] = {true, false, true, false, true, true, true};
+
+/* the bitonic network beyond one block is O(n log^2 n): measured up to here */
+#define BITONIC_BENCH_MAX_N (1u << 22)
 
 struct result
 {
@@ -81,6 +97,7 @@ struct result
 	int			dist;
 	double		ms[SORT_KINDS];	/* median; < 0: not run */
 	char		plan[64];		/* gpusort's pass plan */
+	char		choice[96];		/* what auto picked, and why */
 };
 
 static std::vector<result> results;
@@ -184,7 +201,13 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 		CK(cudaMalloc(&keys[i], n * sizeof(K)));
 		CK(cudaMalloc(&vals[i], n * sizeof(uint32_t)));
 	}
+	temp_bytes = std::max(temp_bytes, quicksort_temp_bytes(n, sizeof(K)));
 	CK(cudaMalloc(&temp, temp_bytes));
+
+	void	   *bitonic_temp = NULL;
+
+	if (n <= BITONIC_BENCH_MAX_N && bitonic_temp_bytes(n, sizeof(K)))
+		CK(cudaMalloc(&bitonic_temp, bitonic_temp_bytes(n, sizeof(K))));
 	CK(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys[0], keys[1], vals[0], vals[1],
 									   (int64_t) n));
 	CK(cudaMalloc(&cub_temp, cub_bytes));
@@ -209,6 +232,8 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 			std::vector<double> t;
 
 			res.ms[s] = -1;
+			if (s == SORT_BITONIC && n > BITONIC_BENCH_MAX_N)
+				continue;
 			if (s == SORT_CPU)
 			{
 				if (n > cpu_max_n)
@@ -253,7 +278,26 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				iota_kernel<<<grid_for(n), 256>>>(vals[0], n);
 				CK(cudaDeviceSynchronize());
 				CK(cudaEventRecord(e0));
-				if (s == SORT_GPUSORT)
+				if (s == SORT_AUTO)
+				{
+					gpusort_algorithm a;
+					char		why[80];
+
+					GS(choose_algorithm<K>(keys[0], n, keys[1], sizeof(K) / 4,
+										   GPUSORT_ALGO_AUTO, &a, why, sizeof(why)));
+					snprintf(res.choice, sizeof(res.choice), "%s: %s",
+							 gpusort_algorithm_name(a), why);
+					/* bitonic for one block; else the sort picked */
+					if (a == GPUSORT_ALGO_BITONIC)
+					{
+						GS(bitonic_sort_pairs<K>(keys, vals, n, false, NULL, 0));
+						out_k = keys[1];
+						out_v = vals[1];
+					}
+				}
+				if (s == SORT_AUTO && out_k != NULL)
+					;
+				else if (s == SORT_GPUSORT || (s == SORT_AUTO && res.choice[0] == 'r'))
 				{
 					onesweep_stats st;
 					int			o;
@@ -273,6 +317,21 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 						if (st.passes == 0)
 							snprintf(res.plan + len, sizeof(res.plan) - len, "none");
 					}
+				}
+				else if (s == SORT_QUICKSORT ||
+						 (s == SORT_AUTO && res.choice[0] == 'q'))
+				{
+					quicksort_stats qs;
+
+					GS(quicksort_sort_pairs<K>(keys, vals, n, false, temp, temp_bytes, 0, &qs));
+					out_k = keys[1];
+					out_v = vals[1];
+				}
+				else if (s == SORT_BITONIC)
+				{
+					GS(bitonic_sort_pairs<K>(keys, vals, n, false, bitonic_temp, 0));
+					out_k = keys[1];
+					out_v = vals[1];
 				}
 				else if (s == SORT_CUB)
 				{
@@ -304,7 +363,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 		for (int s = 0; s < SORT_KINDS; s++)
 			if (res.ms[s] >= 0)
 				printf("  %s %.3f ms (%.2f G/s)", sort_names[s], res.ms[s], n / res.ms[s] / 1e6);
-		printf("  plan %s\n", res.plan);
+		printf("  plan %s  auto %s\n", res.plan, res.choice);
 		fflush(stdout);
 	}
 	cudaFree(src);
@@ -314,6 +373,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 		cudaFree(vals[i]);
 	}
 	cudaFree(temp);
+	cudaFree(bitonic_temp);
 	cudaFree(cub_temp);
 	cudaFree(seen);
 	cudaFree(d_err);
@@ -353,8 +413,10 @@ write_outputs(const std::string &dir, const char *device, const char *cmdline)
 	}
 	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
 	fprintf(f, "`%s`: G pairs/s, median of %d runs (CUDA events around the sort call; "
-			"CPU: wall clock, one core). `plan`: gpusort's digit passes (bits each; "
-			"`min+`: digits of key − min).\n\n", cmdline, runs);
+			"CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
+			"each; `min+`: digits of key − min). `auto / best`: gpusort auto's time over the "
+			"faster of gpusort radix and quicksort (1.00 = as fast as the best). Bitonic only "
+			"up to 2^22; the CPU only up to the -c size.\n\n", cmdline, runs);
 	for (int bits = 32; bits <= 64; bits += 32)
 	{
 		bool		any = false;
@@ -366,8 +428,8 @@ write_outputs(const std::string &dir, const char *device, const char *cmdline)
 		fprintf(f, "## %d-bit keys\n\n| n | distribution |", bits);
 		for (int s = 0; s < SORT_KINDS; s++)
 			fprintf(f, " %s |", sort_names[s]);
-		fprintf(f, " gpusort / cub | plan |\n|---:|---|");
-		for (int s = 0; s < SORT_KINDS + 2; s++)
+		fprintf(f, " radix / cub | quicksort / cub | auto / best of radix, quicksort | radix plan | auto's choice |\n|---:|---|");
+		for (int s = 0; s < SORT_KINDS + 5; s++)
 			fprintf(f, "---:|");
 		fprintf(f, "\n");
 		for (const result &r : results)
@@ -380,7 +442,10 @@ write_outputs(const std::string &dir, const char *device, const char *cmdline)
 					fprintf(f, " %.2f |", r.n / r.ms[s] / 1e6);
 				else
 					fprintf(f, " — |");
-			fprintf(f, " %.2f× | %s |\n", r.ms[SORT_CUB] / r.ms[SORT_GPUSORT], r.plan);
+			fprintf(f, " %.2f× | %.2f× | %.2f | %s | %s |\n", r.ms[SORT_CUB] / r.ms[SORT_GPUSORT],
+					r.ms[SORT_CUB] / r.ms[SORT_QUICKSORT],
+					r.ms[SORT_AUTO] / std::min(r.ms[SORT_GPUSORT], r.ms[SORT_QUICKSORT]),
+					r.plan, r.choice);
 		}
 		fprintf(f, "\n");
 	}

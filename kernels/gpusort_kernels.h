@@ -63,13 +63,51 @@ gpusort_status gpusort_device_open(int ordinal);
 /* Free and available device memory of the opened device, in bytes. */
 gpusort_status gpusort_device_memory(size_t *free_bytes, size_t *total_bytes);
 
-/* Wall times of the phases of one job, in milliseconds. */
+/* The GPU sorts a job can run (gpusort.algorithm names them). */
+typedef enum gpusort_algorithm
+{
+	GPUSORT_ALGO_AUTO = 0,		/* chosen by key width, n and a sample of the keys */
+	GPUSORT_ALGO_RADIX,			/* onesweep LSD radix sort; stable */
+	GPUSORT_ALGO_QUICKSORT,		/* GPU-Quicksort, bitonic leaves; keys up to 64 bits */
+	GPUSORT_ALGO_BITONIC		/* bitonic sorting network; keys up to 64 bits */
+} gpusort_algorithm;
+
+static inline const char *
+gpusort_algorithm_name(gpusort_algorithm algorithm)
+{
+	switch (algorithm)
+	{
+		case GPUSORT_ALGO_AUTO:
+			return "auto";
+		case GPUSORT_ALGO_RADIX:
+			return "radix";
+		case GPUSORT_ALGO_QUICKSORT:
+			return "quicksort";
+		case GPUSORT_ALGO_BITONIC:
+			return "bitonic";
+	}
+	return "?";
+}
+
+/*
+ * Inputs up to this size are sorted by a bitonic network in one block under
+ * GPUSORT_ALGO_AUTO; beyond it, a sample of this many keys with at most
+ * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT distinct values picks quicksort.
+ * Measured on the GPU host (README, "Choosing the algorithm").
+ */
+#define GPUSORT_AUTO_BITONIC_MAX_N			2048
+#define GPUSORT_AUTO_SAMPLE					1024
+#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT	32
+
+/* Wall times of the phases of one job, in milliseconds, and what ran. */
 typedef struct gpusort_timing
 {
 	double		to_device_ms;
 	double		sort_ms;
 	double		from_device_ms;
 	int			digit_passes;	/* radix passes actually run */
+	gpusort_algorithm algorithm;	/* the algorithm that ran */
+	char		why[128];		/* why it was chosen */
 } gpusort_timing;
 
 /*
@@ -89,11 +127,15 @@ gpusort_status gpusort_job_create(size_t n, int nwords, gpusort_job **job);
 gpusort_status gpusort_job_upload(gpusort_job *job, const uint32_t *words);
 
 /*
- * Stable sort by the key words.  The payload of row i is i (made on the
- * device, not uploaded), so afterwards the payloads are the stable sorting
- * permutation.
+ * Sort by the key words.  The payload of row i is i (made on the device,
+ * not uploaded), so afterwards the payloads are the sorting permutation.
+ * Radix and bitonic sorts are stable; quicksort is not (rows with equal
+ * keys may come in any order).  Quicksort and bitonic take keys of one or
+ * two words; wider keys are radix sorted even when they are asked for
+ * (timing.why says so).  gpusort_job_sort is gpusort_job_sort_with AUTO.
  */
 gpusort_status gpusort_job_sort(gpusort_job *job);
+gpusort_status gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm algorithm);
 
 /*
  * Copy results to the host.  perm (n entries) receives the row positions in

@@ -81,6 +81,14 @@ gpusort_job_sort(gpusort_job *job)
 }
 
 gpusort_status
+gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm algorithm)
+{
+	(void) job;
+	(void) algorithm;
+	return GPUSORT_ERR_NO_DEVICE;
+}
+
+gpusort_status
 gpusort_job_download(gpusort_job *job, uint32_t *perm, uint32_t *keys)
 {
 	(void) job;

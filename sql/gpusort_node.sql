@@ -36,30 +36,7 @@ FROM generate_series(1, 5000) i;
 UPDATE g SET f = f WHERE i = 1;
 ANALYZE g;
 
--- same_result(query, keys): 'same' when the query gives the same key sequence
--- (keys: a row expression over its columns) and the same multiset of rows
--- with GpuSort on as with it off; otherwise what differs.
-CREATE FUNCTION same_result(q text, keys text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  r_on text[]; r_off text[]; n bigint; bad bigint;
-  keyq text := ' AS SELECT row_number() OVER () AS ord, ' || keys || ' FROM (' || q || ') sub';
-  rowq text := format('SELECT array_agg(s::text ORDER BY s::text), count(*) FROM (%s) s', q);
-BEGIN
-  SET LOCAL gpusort.enabled = on;
-  EXECUTE 'CREATE TEMP TABLE keys_on' || keyq;
-  EXECUTE rowq INTO r_on, n;
-  SET LOCAL gpusort.enabled = off;
-  EXECUTE 'CREATE TEMP TABLE keys_off' || keyq;
-  EXECUTE rowq INTO r_off;
-  SET LOCAL gpusort.enabled = on;
-  -- row comparison uses each type's equality: -0 = 0, NaN = NaN, NULL = NULL
-  SELECT count(*) INTO bad FROM keys_on x_on FULL JOIN keys_off x_off USING (ord)
-  WHERE x_on IS DISTINCT FROM x_off;
-  DROP TABLE keys_on, keys_off;
-  RETURN CASE WHEN bad > 0 THEN 'DIFFERENT key order'
-              WHEN r_on IS DISTINCT FROM r_off THEN 'DIFFERENT rows'
-              ELSE 'same (' || n || ' rows)' END;
-END $$;
+\i sql/include/same_result.sql
 
 -- single keys: every supported type, all four ASC/DESC x NULLS orders
 SELECT k, o, same_result(format('SELECT * FROM g ORDER BY %s %s', k, o), k)
@@ -188,7 +165,9 @@ SET gpusort.min_rows = 1000000;
 EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i;
 SET gpusort.min_rows = 0;
 
--- EXPLAIN ANALYZE in every format (device-independent parts shown)
+-- EXPLAIN ANALYZE in every format (device-independent parts shown; the
+-- algorithm fixed, since auto may pick another one on a GPU)
+SET gpusort.algorithm = radix;
 CREATE FUNCTION explain_json(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE j json;
 BEGIN
@@ -211,6 +190,8 @@ END $$;
 SELECT explain_lines('SELECT i FROM g ORDER BY i DESC', 'text');
 SELECT count(*) > 0 AS yaml_has_algorithm FROM explain_lines('SELECT i FROM g ORDER BY i', 'yaml') l WHERE l LIKE '%Algorithm: "radix"%';
 SELECT count(*) > 0 AS xml_has_algorithm FROM explain_lines('SELECT i FROM g ORDER BY i', 'xml') l WHERE l LIKE '%<Algorithm>radix</Algorithm>%';
+
+RESET gpusort.algorithm;
 
 -- a small gpusort.max_memory: the node falls back to PostgreSQL's tuplesort
 SET gpusort.max_memory = 1;

@@ -14,8 +14,19 @@ typedef enum GpuSortDevice
 	GPUSORT_DEVICE_CPU
 } GpuSortDevice;
 
+/* gpusort.algorithm */
+typedef enum GpuSortAlgorithm
+{
+	GPUSORT_ALGORITHM_AUTO,
+	GPUSORT_ALGORITHM_RADIX,
+	GPUSORT_ALGORITHM_QUICKSORT,
+	GPUSORT_ALGORITHM_BITONIC,
+	GPUSORT_ALGORITHM_CPU
+} GpuSortAlgorithm;
+
 /* GUC variables (guc.c) */
 extern int	gpusort_device;
+extern int	gpusort_algorithm_choice;
 extern int	gpusort_gpu_min_elements;
 extern bool gpusort_enabled;
 extern int	gpusort_min_rows;
@@ -28,8 +39,9 @@ typedef struct GpuSortRun
 {
 	bool		on_gpu;			/* the GPU produced the result */
 	const char *device_name;	/* GPU name, or "CPU" */
-	const char *algorithm;		/* "radix" */
+	const char *algorithm;		/* "radix", "quicksort", "bitonic", ... */
 	const char *reason;			/* why this path was taken */
+	char		algorithm_why[128];	/* why this algorithm */
 	int			passes;			/* digit passes run */
 	double		to_device_ms;
 	double		sort_ms;
@@ -37,9 +49,11 @@ typedef struct GpuSortRun
 } GpuSortRun;
 
 /*
- * Stable sort of n rows whose keys are nwords encoded 32-bit words each
+ * Sort of n rows whose keys are nwords encoded 32-bit words each
  * (word-major: words[w * n + i]); writes the sorting permutation to perm.
- * Picks the GPU or the CPU path; never fails for lack of a GPU.
+ * Picks the GPU or the CPU path and the algorithm (gpusort.device,
+ * gpusort.algorithm); never fails for lack of a GPU.  Stable except when
+ * the GPU quicksort runs (rows with equal keys may then come in any order).
  */
 extern void gpusort_sort_rows(const uint32 *words, int nwords, size_t n,
 							  uint32 *perm, GpuSortRun *run);

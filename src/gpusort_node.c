@@ -677,6 +677,8 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 									 state->run.device_name, state->run.algorithm,
 									 state->rows_in), es);
 		ExplainPropertyText("Why", state->run.reason, es);
+		if (state->run.algorithm_why[0])
+			ExplainPropertyText("Algorithm Why", state->run.algorithm_why, es);
 		if (es->timing)
 			ExplainPropertyText("Time",
 								psprintf("fill %.3f ms, to device %.3f ms, sort %.3f ms, from device %.3f ms, emit %.3f ms",
@@ -690,6 +692,7 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyBool("On GPU", state->run.on_gpu, es);
 		ExplainPropertyText("Algorithm", state->run.algorithm, es);
 		ExplainPropertyText("Why", state->run.reason, es);
+		ExplainPropertyText("Algorithm Why", state->run.algorithm_why, es);
 		ExplainPropertyInteger("Rows Sorted", NULL, (int64) state->rows_in, es);
 		if (es->timing)
 		{

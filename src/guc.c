@@ -10,6 +10,7 @@
 #include "gpusort.h"
 
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
+int			gpusort_algorithm_choice = GPUSORT_ALGORITHM_AUTO;
 int			gpusort_gpu_min_elements = 32768;
 bool		gpusort_enabled = true;
 int			gpusort_min_rows = 1000;
@@ -22,9 +23,31 @@ static const struct config_enum_entry device_options[] = {
 	{NULL, 0, false}
 };
 
+static const struct config_enum_entry algorithm_options[] = {
+	{"auto", GPUSORT_ALGORITHM_AUTO, false},
+	{"radix", GPUSORT_ALGORITHM_RADIX, false},
+	{"quicksort", GPUSORT_ALGORITHM_QUICKSORT, false},
+	{"bitonic", GPUSORT_ALGORITHM_BITONIC, false},
+	{"cpu", GPUSORT_ALGORITHM_CPU, false},
+	{NULL, 0, false}
+};
+
 void
 gpusort_define_gucs(void)
 {
+	DefineCustomEnumVariable("gpusort.algorithm",
+							 "Which sort gpusort runs: auto, radix, quicksort, bitonic or cpu.",
+							 "auto picks on the GPU by key width, row count and a sample of the "
+							 "keys; radix, quicksort and bitonic force that GPU sort (also below "
+							 "gpusort.gpu_min_elements; quicksort and bitonic take keys of up to "
+							 "64 bits, wider keys are radix sorted); cpu forces the CPU radix sort.",
+							 &gpusort_algorithm_choice,
+							 GPUSORT_ALGORITHM_AUTO,
+							 algorithm_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomEnumVariable("gpusort.device",
 							 "Where gpusort sorts: auto, gpu or cpu.",
 							 "auto uses the GPU when one is present and the input has at least "

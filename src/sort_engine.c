@@ -93,6 +93,25 @@ interrupt_check(void)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/* The GPU algorithm gpusort.algorithm asks for. */
+static gpusort_algorithm
+requested_algorithm(void)
+{
+	switch ((GpuSortAlgorithm) gpusort_algorithm_choice)
+	{
+		case GPUSORT_ALGORITHM_RADIX:
+			return GPUSORT_ALGO_RADIX;
+		case GPUSORT_ALGORITHM_QUICKSORT:
+			return GPUSORT_ALGO_QUICKSORT;
+		case GPUSORT_ALGORITHM_BITONIC:
+			return GPUSORT_ALGO_BITONIC;
+		case GPUSORT_ALGORITHM_AUTO:
+		case GPUSORT_ALGORITHM_CPU:
+			break;
+	}
+	return GPUSORT_ALGO_AUTO;
+}
+
 static void
 cpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 		 GpuSortRun *run)
@@ -109,6 +128,8 @@ cpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 	run->sort_ms = INSTR_TIME_GET_MILLISEC(elapsed);
 	run->on_gpu = false;
 	run->device_name = "CPU";
+	run->algorithm = "radix";
+	strlcpy(run->algorithm_why, "the CPU path is a radix sort", sizeof(run->algorithm_why));
 	pfree(scratch);
 }
 
@@ -146,7 +167,7 @@ gpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 		st = gpusort_job_upload(guard->job, words);
 	CHECK_FOR_INTERRUPTS();
 	if (st == GPUSORT_OK)
-		st = gpusort_job_sort(guard->job);
+		st = gpusort_job_sort_with(guard->job, requested_algorithm());
 	CHECK_FOR_INTERRUPTS();
 	if (st == GPUSORT_OK)
 		st = gpusort_job_download(guard->job, perm, NULL);
@@ -155,6 +176,8 @@ gpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 		gpusort_job_timing(guard->job, &timing);
 		run->on_gpu = true;
 		run->device_name = gpu_info.name;
+		run->algorithm = gpusort_algorithm_name(timing.algorithm);
+		strlcpy(run->algorithm_why, timing.why, sizeof(run->algorithm_why));
 		run->passes = timing.digit_passes;
 		run->to_device_ms = timing.to_device_ms;
 		run->sort_ms = timing.sort_ms;
@@ -191,14 +214,18 @@ gpusort_sort_rows(const uint32 *words, int nwords, size_t n, uint32 *perm,
 	const char *why_not = NULL;
 	bool		failed = false;
 
+	bool		forced = gpusort_algorithm_choice != GPUSORT_ALGORITHM_AUTO;
+
 	memset(run, 0, sizeof(*run));
 	run->algorithm = "radix";
 
 	if (gpusort_device == GPUSORT_DEVICE_CPU)
 		run->reason = "gpusort.device = cpu";
+	else if (gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU)
+		run->reason = "gpusort.algorithm = cpu";
 	else if (IsParallelWorker())
 		run->reason = "parallel worker (only the leader opens the GPU)";
-	else if (gpusort_device == GPUSORT_DEVICE_AUTO &&
+	else if (gpusort_device == GPUSORT_DEVICE_AUTO && !forced &&
 			 n < (size_t) gpusort_gpu_min_elements)
 		run->reason = "fewer rows than gpusort.gpu_min_elements";
 	else if (n > (size_t) PG_UINT32_MAX)
@@ -215,17 +242,18 @@ gpusort_sort_rows(const uint32 *words, int nwords, size_t n, uint32 *perm,
 	}
 	else
 	{
-		run->reason = gpusort_device == GPUSORT_DEVICE_GPU ?
-			"gpusort.device = gpu" : "at least gpusort.gpu_min_elements rows";
+		run->reason = gpusort_device == GPUSORT_DEVICE_GPU ? "gpusort.device = gpu" :
+			forced ? "gpusort.algorithm names a GPU sort" : "at least gpusort.gpu_min_elements rows";
 		if (gpu_sort(words, nwords, n, perm, run, &failed))
 		{
-			elog(DEBUG1, "gpusort: sorted %zu rows on %s (%s), %d passes",
-				 n, run->device_name, run->reason, run->passes);
+			elog(DEBUG1, "gpusort: sorted %zu rows on %s (%s) with %s (%s), %d passes",
+				 n, run->device_name, run->reason, run->algorithm, run->algorithm_why,
+				 run->passes);
 			return;
 		}
 	}
 
 	cpu_sort(words, nwords, n, perm, run);
-	elog(DEBUG1, "gpusort: sorted %zu rows on the CPU (%s), %d passes",
-		 n, run->reason, run->passes);
+	elog(DEBUG1, "gpusort: sorted %zu rows on the CPU (%s) with %s (%s), %d passes",
+		 n, run->reason, run->algorithm, run->algorithm_why, run->passes);
 }

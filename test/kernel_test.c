@@ -1,6 +1,6 @@
 /*
- * kernel_test.c -- the GPU radix sort against a CPU reference, through the
- * plain-C kernel interface only.
+ * kernel_test.c -- the GPU sorts (radix, quicksort, bitonic and the automatic
+ * choice) against a CPU reference, through the plain-C kernel interface only.
  *
  * Fresh random keys of every distribution and many sizes (below, at and
  * above one tile, powers of two and not); output buffers poisoned before
@@ -33,8 +33,11 @@ check_status(gpusort_status st, const char *what)
 
 /* One sort of n rows of nwords words; returns 0 if the GPU call failed. */
 static int
-run_case(test_distribution d, size_t n, int nwords, int high_constant, uint64_t *rng)
+run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_algorithm alg,
+		 uint64_t *rng)
 {
+	gpusort_timing timing;
+	int			stable;
 	uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
 	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
 	uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
@@ -67,25 +70,32 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, uint64_t 
 	if (st == GPUSORT_OK)
 		st = gpusort_job_upload(job, words);
 	if (st == GPUSORT_OK)
-		st = gpusort_job_sort(job);
+		st = gpusort_job_sort_with(job, alg);
 	if (st == GPUSORT_OK)
 		st = gpusort_job_download(job, perm, keys);
+	if (job)
+		gpusort_job_timing(job, &timing);
 	gpusort_job_destroy(job);
 	check_status(st, "gpu sort");
 	if (st != GPUSORT_OK)
 		ok = 0;
 	else
 	{
-		err = test_check_permutation(words, nwords, n, perm, &where);
-		CHECK(err == NULL, "%s n=%zu nwords=%d%s: %s at %zu",
-			  test_distribution_names[d], n, nwords, high_constant ? " (constant high word)" : "",
-			  err, where);
+		/* quicksort is not stable: any order of equal keys will do */
+		stable = n == 0 || timing.algorithm != GPUSORT_ALGO_QUICKSORT;
+		CHECK(alg == GPUSORT_ALGO_AUTO || n == 0 || timing.algorithm == alg || nwords > 2,
+			  "%s n=%zu: asked for %s, ran %s", test_distribution_names[d], n,
+			  gpusort_algorithm_name(alg), gpusort_algorithm_name(timing.algorithm));
+		err = test_check_sorted(words, nwords, n, perm, stable, &where);
+		CHECK(err == NULL, "%s %s n=%zu nwords=%d%s: %s at %zu",
+			  gpusort_algorithm_name(timing.algorithm), test_distribution_names[d], n, nwords,
+			  high_constant ? " (constant high word)" : "", err, where);
 		for (size_t i = 0; i < n && ok; i++)
 			ok = keys[i] == words[perm[i]];
-		CHECK(ok, "%s n=%zu nwords=%d: sorted keys do not match the permutation",
-			  test_distribution_names[d], n, nwords);
+		CHECK(ok, "%s %s n=%zu nwords=%d: sorted keys do not match the permutation",
+			  gpusort_algorithm_name(timing.algorithm), test_distribution_names[d], n, nwords);
 
-		if (n <= (1u << 22))
+		if (n <= (1u << 22) && stable)
 		{
 			uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
 			uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
@@ -94,8 +104,8 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, uint64_t 
 			cpu_radix_sort_rows(words, nwords, n, ref, NULL, scratch, NULL);
 			for (size_t i = 0; i < n && same; i++)
 				same = ref[i] == perm[i];
-			CHECK(same, "%s n=%zu nwords=%d: differs from the CPU reference",
-				  test_distribution_names[d], n, nwords);
+			CHECK(same, "%s %s n=%zu nwords=%d: differs from the CPU reference",
+				  gpusort_algorithm_name(timing.algorithm), test_distribution_names[d], n, nwords);
 			free(ref);
 			free(scratch);
 		}
@@ -180,12 +190,22 @@ main(int argc, char **argv)
 		for (int d = 0; d < DIST_COUNT; d++)
 			for (int nwords = 1; nwords <= 3; nwords++)
 				for (int hc = 0; hc <= (nwords == 2); hc++)
-				{
-					/* beyond 2^26: 32-bit keys of every distribution, 64-bit uniform */
-					if (n > (1u << 26) && (nwords == 3 || (nwords == 2 && (d != DIST_UNIFORM || hc))))
-						continue;
-					run_case((test_distribution) d, n, nwords, hc, &rng);
-				}
+					for (int a = GPUSORT_ALGO_AUTO; a <= GPUSORT_ALGO_BITONIC; a++)
+					{
+						/* beyond 2^26: 32-bit keys of every distribution, 64-bit uniform */
+						if (n > (1u << 26) && (nwords == 3 || (nwords == 2 && (d != DIST_UNIFORM || hc))))
+							continue;
+						/* quicksort and bitonic: keys up to 64 bits (wider: radix, checked once) */
+						if (a >= GPUSORT_ALGO_QUICKSORT && nwords == 3 && n > 4096)
+							continue;
+						/* the bitonic network beyond one block is slow: up to 2^22 */
+						if (a == GPUSORT_ALGO_BITONIC && n > (1u << 22))
+							continue;
+						/* auto is one of the others: its own run up to 2^24 */
+						if (a == GPUSORT_ALGO_AUTO && n > (1u << 24))
+							continue;
+						run_case((test_distribution) d, n, nwords, hc, (gpusort_algorithm) a, &rng);
+					}
 		printf("n=%-11zu %s\n", n, failures == before ? "ok" : "FAILED");
 		fflush(stdout);
 	}

@@ -1,7 +1,7 @@
 /*
  * test_data.h -- random key distributions for the test and benchmark
  * programs: Cederman and Tsigas's uniform, sorted, reverse, zero, bucket,
- * gaussian and staggered, plus reduced-entropy and banded keys.
+ * gaussian and staggered, plus reduced-entropy, banded and few-distinct keys.
  * Header-only, plain C.
  */
 #ifndef GPUSORT_TEST_DATA_H
@@ -23,12 +23,13 @@ typedef enum test_distribution
 	DIST_ENTROPY_AND2,			/* AND of 2 random words */
 	DIST_ENTROPY_AND4,			/* AND of 4 random words */
 	DIST_BANDED20,				/* 20 significant bits */
+	DIST_FEW16,					/* 16 distinct values */
 	DIST_COUNT
 } test_distribution;
 
 static const char *const test_distribution_names[DIST_COUNT] = {
 	"uniform", "sorted", "reverse", "zero", "bucket", "gaussian",
-	"staggered", "entropy-and2", "entropy-and4", "banded20"
+	"staggered", "entropy-and2", "entropy-and4", "banded20", "few16"
 };
 
 /* xorshift64* */
@@ -143,21 +144,31 @@ test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
 					keys[i] = base + (test_rand32(rng) & 0xfffffu);
 			}
 			break;
+		case DIST_FEW16:
+			{
+				uint32_t	values[16];
+
+				for (int k = 0; k < 16; k++)
+					values[k] = test_rand32(rng);
+				for (size_t i = 0; i < n; i++)
+					keys[i] = values[test_rand32(rng) >> 28];
+			}
+			break;
 		case DIST_COUNT:
 			break;
 	}
 }
 
 /*
- * Check that perm is the stable sorting permutation of the rows whose keys
- * are nwords words each (word-major).  A stable sort's permutation is
- * unique, so this is a complete check: every entry in range and used once
- * (every output element written), rows in key order, ties in row order.
+ * Check that perm is a sorting permutation of the rows whose keys are
+ * nwords words each (word-major): every entry in range and used once (every
+ * output element written), rows in key order, and with `stable` ties in row
+ * order.  A stable sort's permutation is unique, so that check is complete.
  * Returns NULL or a description of the first defect.
  */
 static inline const char *
-test_check_permutation(const uint32_t *words, int nwords, size_t n,
-					   const uint32_t *perm, size_t *where)
+test_check_sorted(const uint32_t *words, int nwords, size_t n,
+				  const uint32_t *perm, int stable, size_t *where)
 {
 	unsigned char *seen = (unsigned char *) calloc(n ? n : 1, 1);
 	const char *err = NULL;
@@ -182,12 +193,19 @@ test_check_permutation(const uint32_t *words, int nwords, size_t n,
 			}
 			if (c > 0)
 				err = "keys out of order";
-			else if (c == 0 && perm[i - 1] > perm[i])
+			else if (stable && c == 0 && perm[i - 1] > perm[i])
 				err = "equal keys out of row order (not stable)";
 		}
 	}
 	free(seen);
 	return err;
+}
+
+static inline const char *
+test_check_permutation(const uint32_t *words, int nwords, size_t n,
+					   const uint32_t *perm, size_t *where)
+{
+	return test_check_sorted(words, nwords, n, perm, 1, where);
 }
 
 #endif

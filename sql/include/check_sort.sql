@@ -4,7 +4,7 @@
 -- float4 results must also hold the same multiset of values as the input
 -- (text forms, so that -0 and NaN payloads are not lost silently).
 \set QUIET on
-CREATE FUNCTION check_sort(a int4[]) RETURNS text LANGUAGE sql AS $$
+CREATE OR REPLACE FUNCTION check_sort(a int4[]) RETURNS text LANGUAGE sql AS $$
 SELECT CASE WHEN a IS NULL THEN '-' ELSE coalesce(string_agg(v.name, ', '), 'ok') END FROM (VALUES
  ('default', gpu_sort(a) IS NOT DISTINCT FROM
     (SELECT coalesce(array_agg(x ORDER BY x), '{}') FROM unnest(a) x)),
@@ -20,7 +20,7 @@ SELECT CASE WHEN a IS NULL THEN '-' ELSE coalesce(string_agg(v.name, ', '), 'ok'
     (SELECT coalesce(array_agg(x ORDER BY x DESC NULLS LAST), '{}') FROM unnest(a) x))
 ) v(name, ok) WHERE a IS NOT NULL AND NOT v.ok
 $$;
-CREATE FUNCTION check_sort(a float4[]) RETURNS text LANGUAGE sql AS $$
+CREATE OR REPLACE FUNCTION check_sort(a float4[]) RETURNS text LANGUAGE sql AS $$
 SELECT CASE WHEN a IS NULL THEN '-' ELSE coalesce(string_agg(v.name, ', '), 'ok') END FROM (VALUES
  ('default', gpu_sort(a) IS NOT DISTINCT FROM
     (SELECT coalesce(array_agg(x ORDER BY x), '{}') FROM unnest(a) x)),

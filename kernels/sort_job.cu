@@ -1,19 +1,26 @@
 /*
- * radix_sort.cu -- the job API of gpusort_kernels.h: rows whose keys are
- * one or more 32-bit words, sorted stably on the GPU; the result is the
- * sorting permutation.
+ * sort_job.cu -- the job API of gpusort_kernels.h: rows whose keys are
+ * one or more 32-bit words, sorted on the GPU; the result is the sorting
+ * permutation.
  *
- * Keys of one word are sorted as 32-bit keys, of two words as 64-bit keys;
- * longer keys by stable passes over chunks of two words from the last chunk
- * to the first, each chunk gathered through the permutation so far.  The
- * sort itself is the onesweep radix sort (onesweep.cuh).
+ * Keys of one word are sorted as 32-bit keys, of two words as 64-bit keys.
+ * The radix sort (onesweep.cuh) takes longer keys by stable passes over
+ * chunks of two words from the last chunk to the first, each chunk
+ * gathered through the permutation so far.  Quicksort (quicksort.cuh) and
+ * the bitonic sort (bitonic.cuh) take keys of up to two words.  Under
+ * GPUSORT_ALGO_AUTO the job picks one by key width, n and a sample of keys.
  */
+#include <algorithm>
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cuda_check.cuh"
+#include "bitonic.cuh"
 #include "onesweep.cuh"
+#include "quicksort.cuh"
+#include "sort_choice.cuh"
 
 #define BLOCK_THREADS	256
 
@@ -26,6 +33,7 @@ struct gpusort_job
 	uint32_t   *d_vals[2];
 	void	   *d_temp;
 	size_t		temp_bytes;
+	void	   *d_bitonic;		/* padded buffers of a bitonic sort beyond one block */
 	int			cur;			/* buffer holding the result, -1: not sorted */
 	gpusort_timing timing;
 };
@@ -94,7 +102,8 @@ gpusort_job_device_bytes(size_t n, int nwords)
 	size_t		words = nwords > 1 ? (size_t) nwords * n * sizeof(uint32_t) : 0;
 
 	return words + 2 * n * (job_key_bytes(nwords) + sizeof(uint32_t)) +
-		onesweep_temp_bytes(n, job_key_bytes(nwords));
+		std::max(onesweep_temp_bytes(n, job_key_bytes(nwords)),
+				 quicksort_temp_bytes(n, job_key_bytes(nwords)));
 }
 
 void
@@ -111,6 +120,7 @@ gpusort_job_destroy(gpusort_job *job)
 		cudaFree(job->d_vals[i]);
 	}
 	cudaFree(job->d_temp);
+	cudaFree(job->d_bitonic);
 	(void) cudaGetLastError();
 	free(job);
 }
@@ -130,7 +140,7 @@ job_alloc(gpusort_job *job)
 		CUDA_TRY(cudaMalloc(&job->d_words, (size_t) job->nwords * n * sizeof(uint32_t)));
 	else
 		job->d_words = (uint32_t *) job->d_keys[0];
-	job->temp_bytes = onesweep_temp_bytes(n, kb);
+	job->temp_bytes = std::max(onesweep_temp_bytes(n, kb), quicksort_temp_bytes(n, kb));
 	CUDA_TRY(cudaMalloc(&job->d_temp, job->temp_bytes));
 	return GPUSORT_OK;
 }
@@ -180,17 +190,12 @@ gpusort_job_upload(gpusort_job *job, const uint32_t *words)
  * the first is gathered through the permutation so far, which becomes its
  * payload.
  */
-gpusort_status
-gpusort_job_sort(gpusort_job *job)
+static gpusort_status
+job_radix_sort(gpusort_job *job)
 {
 	size_t		n = job->n;
-	double		t0 = now_ms();
 	int			last = job->nwords;	/* words [0, last) still to sort by */
 
-	if (n == 0)
-		return GPUSORT_OK;
-	job->cur = -1;
-	job->timing.digit_passes = 0;
 	while (last > 0)
 	{
 		int			width = last >= 2 ? 2 : 1;
@@ -203,7 +208,8 @@ gpusort_job_sort(gpusort_job *job)
 		int			r;
 		gpusort_status st;
 
-		if (job->nwords > 1)
+		/* (keys of exactly two words are already composed: job_whole_keys) */
+		if (job->nwords > 1 && !(job->nwords == 2 && perm == NULL))
 		{
 			if (width == 2)
 				chunk_keys_kernel<uint64_t><<<grid_for_stride_loop(n), BLOCK_THREADS>>>(
@@ -221,6 +227,97 @@ gpusort_job_sort(gpusort_job *job)
 		job->timing.digit_passes += stats.passes;
 		last = first;
 	}
+	return GPUSORT_OK;
+}
+
+
+/* Which algorithm runs, and why (into job->timing.why). */
+static gpusort_status
+job_choose(gpusort_job *job, gpusort_algorithm requested, gpusort_algorithm *chosen)
+{
+	if (job->nwords == 2)
+		return choose_algorithm((const uint64_t *) job->d_keys[0], job->n,
+								(uint64_t *) job->d_keys[1], job->nwords, requested, chosen,
+								job->timing.why, sizeof(job->timing.why));
+	return choose_algorithm((const uint32_t *) job->d_keys[0], job->n,
+							(uint32_t *) job->d_keys[1], job->nwords, requested, chosen,
+							job->timing.why, sizeof(job->timing.why));
+}
+
+/* The key chunk of keys up to two words, in d_keys[0]. */
+static gpusort_status
+job_whole_keys(gpusort_job *job)
+{
+	if (job->nwords == 2)
+	{
+		chunk_keys_kernel<uint64_t><<<grid_for_stride_loop(job->n), BLOCK_THREADS>>>(
+			job->d_words, job->n, 0, NULL, (uint64_t *) job->d_keys[0]);
+		CUDA_TRY_LAUNCH("chunk_keys_kernel");
+	}
+	return GPUSORT_OK;
+}
+
+gpusort_status
+gpusort_job_sort(gpusort_job *job)
+{
+	return gpusort_job_sort_with(job, GPUSORT_ALGO_AUTO);
+}
+
+gpusort_status
+gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm requested)
+{
+	size_t		n = job->n;
+	double		t0 = now_ms();
+	gpusort_algorithm chosen = GPUSORT_ALGO_RADIX;
+	gpusort_status st = GPUSORT_OK;
+
+	job->cur = -1;
+	job->timing.digit_passes = 0;
+	if (n == 0)
+	{
+		job->timing.algorithm = requested == GPUSORT_ALGO_AUTO ? GPUSORT_ALGO_RADIX : requested;
+		snprintf(job->timing.why, sizeof(job->timing.why), "no rows");
+		return GPUSORT_OK;
+	}
+	if (job->nwords <= 2)
+		st = job_whole_keys(job);
+	if (st == GPUSORT_OK)
+		st = job_choose(job, requested, &chosen);
+	if (st != GPUSORT_OK)
+		return st;
+	job->timing.algorithm = chosen;
+
+	if (chosen == GPUSORT_ALGO_RADIX)
+		st = job_radix_sort(job);
+	else if (chosen == GPUSORT_ALGO_QUICKSORT)
+	{
+		quicksort_stats qs;
+
+		if (job->nwords == 2)
+			st = quicksort_sort_pairs((uint64_t **) job->d_keys, job->d_vals, n, true,
+									  job->d_temp, job->temp_bytes, 0, &qs);
+		else
+			st = quicksort_sort_pairs((uint32_t **) job->d_keys, job->d_vals, n, true,
+									  job->d_temp, job->temp_bytes, 0, &qs);
+		job->cur = 1;
+	}
+	else
+	{
+		int			kb = job_key_bytes(job->nwords);
+		size_t		bytes = bitonic_temp_bytes(n, kb);
+
+		if (bytes && job->d_bitonic == NULL)
+			CUDA_TRY(cudaMalloc(&job->d_bitonic, bytes));
+		if (job->nwords == 2)
+			st = bitonic_sort_pairs((uint64_t **) job->d_keys, job->d_vals, n, true,
+									job->d_bitonic, 0);
+		else
+			st = bitonic_sort_pairs((uint32_t **) job->d_keys, job->d_vals, n, true,
+									job->d_bitonic, 0);
+		job->cur = 1;
+	}
+	if (st != GPUSORT_OK)
+		return st;
 	CUDA_TRY(cudaDeviceSynchronize());
 	job->timing.sort_ms += now_ms() - t0;
 	return GPUSORT_OK;

@@ -1,0 +1,145 @@
+/*
+ * bitonic_sort.cu -- the bitonic sort as a sort of its own (bitonic.cuh):
+ * one block in shared memory when the input fits, else the whole network
+ * over the input padded to a power of two.
+ */
+#include "bitonic.cuh"
+#include "cuda_check.cuh"
+
+template <typename K>
+__global__ void __launch_bounds__(BITONIC_THREADS)
+bitonic_one_block_kernel(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
+						 uint32_t n)
+{
+	__shared__ K sk[BITONIC_BLOCK_PAIRS];
+	__shared__ uint32_t sv[BITONIC_BLOCK_PAIRS];
+
+	bitonic_block_sort(kin, vin, kout, vout, n, 0, sk, sv);
+}
+
+/* pad: copy n pairs into the power-of-two buffers, padding pairs after them */
+template <typename K>
+__global__ void
+bitonic_pad_kernel(const K *kin, const uint32_t *vin, K *k, uint32_t *v, size_t n, size_t size)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < size;
+		 i += (size_t) gridDim.x * blockDim.x)
+	{
+		k[i] = i < n ? kin[i] : ~(K) 0;
+		v[i] = i < n ? (vin ? vin[i] : (uint32_t) i) : BITONIC_PAD_VAL;
+	}
+}
+
+/* Stages size_from..size_to of each block's chunk, in shared memory. */
+template <typename K>
+__global__ void __launch_bounds__(BITONIC_THREADS)
+bitonic_chunk_kernel(K *k, uint32_t *v, uint32_t size_from, uint32_t size_to,
+					 uint32_t first_stride)
+{
+	__shared__ K sk[BITONIC_BLOCK_PAIRS];
+	__shared__ uint32_t sv[BITONIC_BLOCK_PAIRS];
+	size_t		base = (size_t) blockIdx.x * BITONIC_BLOCK_PAIRS;
+
+	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
+	{
+		sk[i] = k[base + i];
+		sv[i] = v[base + i];
+	}
+	__syncthreads();
+	bitonic_smem(sk, sv, BITONIC_BLOCK_PAIRS, base, size_from, size_to, first_stride);
+	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
+	{
+		k[base + i] = sk[i];
+		v[base + i] = sv[i];
+	}
+}
+
+/* One stride (>= a chunk) of stage `size` over the whole array. */
+template <typename K>
+__global__ void
+bitonic_global_kernel(K *k, uint32_t *v, size_t size_total, size_t size, size_t stride)
+{
+	for (size_t p = blockIdx.x * (size_t) blockDim.x + threadIdx.x; p < size_total / 2;
+		 p += (size_t) gridDim.x * blockDim.x)
+	{
+		size_t		lo = 2 * p - (p & (stride - 1));
+
+		bitonic_cx(k, v, lo, lo + stride, (lo & size) == 0);
+	}
+}
+
+template <typename K>
+__global__ void
+bitonic_unpad_kernel(const K *k, const uint32_t *v, K *kout, uint32_t *vout, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+	{
+		kout[i] = k[i];
+		vout[i] = v[i];
+	}
+}
+
+static size_t
+pow2_at_least(size_t n)
+{
+	size_t		s = BITONIC_BLOCK_PAIRS;
+
+	while (s < n)
+		s <<= 1;
+	return s;
+}
+
+size_t
+bitonic_temp_bytes(size_t n, int key_bytes)
+{
+	return n <= BITONIC_BLOCK_PAIRS ? 0 : pow2_at_least(n) * (key_bytes + sizeof(uint32_t));
+}
+
+template <typename K>
+gpusort_status
+bitonic_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void *temp,
+				   cudaStream_t stream)
+{
+	const uint32_t *vin = positions ? NULL : vals[0];
+
+	if (n == 0)
+		return GPUSORT_OK;
+	if (n <= BITONIC_BLOCK_PAIRS)
+	{
+		bitonic_one_block_kernel<K><<<1, BITONIC_THREADS, 0, stream>>>(
+			keys[0], vin, keys[1], vals[1], (uint32_t) n);
+		CUDA_TRY_LAUNCH("bitonic_one_block_kernel");
+		return GPUSORT_OK;
+	}
+
+	size_t		size = pow2_at_least(n);
+	K		   *k = (K *) temp;
+	uint32_t   *v = (uint32_t *) (k + size);
+	unsigned	grid = (unsigned) (size / 2 / 256 < 65535 ? size / 2 / 256 : 65535);
+	unsigned	chunks = (unsigned) (size / BITONIC_BLOCK_PAIRS);
+
+	bitonic_pad_kernel<K><<<grid, 256, 0, stream>>>(keys[0], vin, k, v, n, size);
+	CUDA_TRY_LAUNCH("bitonic_pad_kernel");
+	bitonic_chunk_kernel<K><<<chunks, BITONIC_THREADS, 0, stream>>>(k, v, 2, BITONIC_BLOCK_PAIRS, 0);
+	CUDA_TRY_LAUNCH("bitonic_chunk_kernel");
+	for (size_t stage = 2 * BITONIC_BLOCK_PAIRS; stage <= size; stage <<= 1)
+	{
+		for (size_t stride = stage >> 1; stride >= BITONIC_BLOCK_PAIRS; stride >>= 1)
+		{
+			bitonic_global_kernel<K><<<grid, 256, 0, stream>>>(k, v, size, stage, stride);
+			CUDA_TRY_LAUNCH("bitonic_global_kernel");
+		}
+		bitonic_chunk_kernel<K><<<chunks, BITONIC_THREADS, 0, stream>>>(
+			k, v, (uint32_t) stage, (uint32_t) stage, BITONIC_BLOCK_PAIRS / 2);
+		CUDA_TRY_LAUNCH("bitonic_chunk_kernel");
+	}
+	bitonic_unpad_kernel<K><<<grid, 256, 0, stream>>>(k, v, keys[1], vals[1], n);
+	CUDA_TRY_LAUNCH("bitonic_unpad_kernel");
+	return GPUSORT_OK;
+}
+
+template gpusort_status bitonic_sort_pairs<uint32_t>(uint32_t *[2], uint32_t *[2], size_t, bool,
+													 void *, cudaStream_t);
+template gpusort_status bitonic_sort_pairs<uint64_t>(uint64_t *[2], uint32_t *[2], size_t, bool,
+													 void *, cudaStream_t);

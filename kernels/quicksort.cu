@@ -1,0 +1,595 @@
+/*
+ * quicksort.cu -- GPU-Quicksort; see quicksort.cuh for the design.
+ * Its tuning constants are the QS_* below.
+ */
+#include <algorithm>
+#include <vector>
+
+#include "bitonic.cuh"
+#include "cuda_check.cuh"
+#include "quicksort.cuh"
+
+#define QS_THREADS		256
+#define QS_WARPS		(QS_THREADS / 32)
+#define QS_ITEMS		4			/* QS_ITEMS * QS_WARPS == 32: one warp scans a step */
+#define QS_STEP			(QS_THREADS * QS_ITEMS)
+#define QS_MAXSEQ		1024		/* phase one stops at this many sequences */
+#define QS_BLOCKS_PER_SM 8			/* phase-one blocks per round */
+#define QS_MAX_TASKS	16384
+#define QS_STACK		64
+#define QS_LEAF			BITONIC_BLOCK_PAIRS
+
+template <typename K>
+struct qs_seq
+{
+	uint32_t	start,
+				end,
+				lt_ptr,			/* next free place for smaller keys */
+				gt_ptr;			/* end of the free places for the others */
+	K			pivot,
+				lmin,
+				lmax,
+				rmin,
+				rmax;
+};
+
+struct qs_task
+{
+	uint32_t	seq,
+				begin,
+				end;
+};
+
+struct qs_leaf
+{
+	uint32_t	start,
+				end;
+	int			buf;			/* buffer holding it */
+	int			all_equal;		/* already in order: only to be moved to the output */
+};
+
+/* exclusive scan over one warp, in place; returns the total */
+__device__ __forceinline__ uint32_t
+warp_exclusive_scan(uint32_t *x, int lane)
+{
+	uint32_t	a = x[lane],
+				incl = a;
+
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(0xffffffffu, incl, o);
+
+		if (lane >= o)
+			incl += y;
+	}
+	x[lane] = incl - a;
+	return __shfl_sync(0xffffffffu, incl, 31);
+}
+
+template <typename K>
+__global__ void
+qs_minmax_kernel(const K *k, size_t n, unsigned long long *range)
+{
+	K			lo = ~(K) 0,
+				hi = 0;
+
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+	{
+		lo = min(lo, k[i]);
+		hi = max(hi, k[i]);
+	}
+	unsigned long long l = lo,
+				h = hi;
+
+	for (int o = 16; o > 0; o >>= 1)
+	{
+		l = min(l, __shfl_xor_sync(0xffffffffu, l, o));
+		h = max(h, __shfl_xor_sync(0xffffffffu, h, o));
+	}
+	if ((threadIdx.x & 31) == 0)
+	{
+		atomicMin(&range[0], l);
+		atomicMax(&range[1], h);
+	}
+}
+
+__global__ void
+qs_iota_kernel(uint32_t *v, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+		v[i] = (uint32_t) i;
+}
+
+template <typename K>
+__device__ __forceinline__ void
+atomic_min_max(K *mn, K *mx, K lo, K hi)
+{
+	if (sizeof(K) == 8)
+	{
+		atomicMin((unsigned long long *) mn, (unsigned long long) lo);
+		atomicMax((unsigned long long *) mx, (unsigned long long) hi);
+	}
+	else
+	{
+		atomicMin((unsigned int *) mn, (unsigned int) lo);
+		atomicMax((unsigned int *) mx, (unsigned int) hi);
+	}
+}
+
+template <typename K>
+__device__ __forceinline__ K
+warp_min(K x)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		x = min(x, (K) __shfl_xor_sync(0xffffffffu, x, o));
+	return x;
+}
+
+template <typename K>
+__device__ __forceinline__ K
+warp_max(K x)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		x = max(x, (K) __shfl_xor_sync(0xffffffffu, x, o));
+	return x;
+}
+
+/* Phase one: a block partitions its section of a shared sequence. */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_partition_kernel(const qs_task *tasks, qs_seq<K> *seqs, const K *__restrict__ ks,
+					const uint32_t *__restrict__ vs, K *__restrict__ kd,
+					uint32_t *__restrict__ vd)
+{
+	__shared__ uint32_t cnt[2][32];
+	__shared__ uint32_t base[2];
+	const qs_task task = tasks[blockIdx.x];
+	qs_seq<K>  *sq = &seqs[task.seq];
+	const K		pivot = sq->pivot;
+	const int	t = threadIdx.x,
+				lane = t & 31,
+				warp = t >> 5;
+	const uint32_t ltmask = (1u << lane) - 1;
+	K			lmin = ~(K) 0,
+				lmax = 0,
+				rmin = ~(K) 0,
+				rmax = 0;
+
+	for (uint32_t step = task.begin; step < task.end; step += QS_STEP)
+	{
+		K			k[QS_ITEMS];
+		uint32_t	v[QS_ITEMS],
+					pre[QS_ITEMS];
+		bool		in[QS_ITEMS],
+					lt[QS_ITEMS];
+
+#pragma unroll
+		for (int i = 0; i < QS_ITEMS; i++)
+		{
+			uint32_t	idx = step + i * QS_THREADS + t;
+
+			in[i] = idx < task.end;
+			k[i] = in[i] ? ks[idx] : (K) 0;
+			v[i] = in[i] ? vs[idx] : 0;
+		}
+#pragma unroll
+		for (int i = 0; i < QS_ITEMS; i++)
+		{
+			lt[i] = in[i] && k[i] < pivot;
+			if (lt[i])
+				lmin = min(lmin, k[i]), lmax = max(lmax, k[i]);
+			else if (in[i])
+				rmin = min(rmin, k[i]), rmax = max(rmax, k[i]);
+
+			uint32_t	bl = __ballot_sync(0xffffffffu, lt[i]);
+			uint32_t	bg = __ballot_sync(0xffffffffu, in[i] && !lt[i]);
+
+			pre[i] = __popc((lt[i] ? bl : bg) & ltmask);
+			if (lane == 0)
+			{
+				cnt[0][i * QS_WARPS + warp] = __popc(bl);
+				cnt[1][i * QS_WARPS + warp] = __popc(bg);
+			}
+		}
+		__syncthreads();
+		if (warp == 0)
+		{
+			uint32_t	tl = warp_exclusive_scan(cnt[0], lane);
+			uint32_t	tg = warp_exclusive_scan(cnt[1], lane);
+
+			if (lane == 0)
+			{
+				base[0] = atomicAdd(&sq->lt_ptr, tl);
+				base[1] = atomicSub(&sq->gt_ptr, tg) - tg;
+			}
+		}
+		__syncthreads();
+#pragma unroll
+		for (int i = 0; i < QS_ITEMS; i++)
+			if (in[i])
+			{
+				int			side = lt[i] ? 0 : 1;
+				uint32_t	pos = base[side] + cnt[side][i * QS_WARPS + warp] + pre[i];
+
+				kd[pos] = k[i];
+				vd[pos] = v[i];
+			}
+		__syncthreads();
+	}
+	lmin = warp_min(lmin);
+	lmax = warp_max(lmax);
+	rmin = warp_min(rmin);
+	rmax = warp_max(rmax);
+	if (lane == 0)
+	{
+		atomic_min_max(&sq->lmin, &sq->lmax, lmin, lmax);
+		atomic_min_max(&sq->rmin, &sq->rmax, rmin, rmax);
+	}
+}
+
+template <typename K>
+__device__ __forceinline__ K
+median3(K a, K b, K c)
+{
+	return max(min(a, b), min(max(a, b), c));
+}
+
+/* Phase two: one block sorts one sequence into buffer 1. */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t *v1)
+{
+	__shared__ K sk[QS_LEAF];
+	__shared__ uint32_t sv[QS_LEAF];
+	__shared__ uint32_t st_start[QS_STACK],
+				st_end[QS_STACK];
+	__shared__ int st_buf[QS_STACK];
+	__shared__ int top;
+	__shared__ uint32_t cnt[3][32];
+	__shared__ uint32_t tot[3],
+				run[3];
+	__shared__ K pivot_s;
+	const qs_leaf leaf = leaves[blockIdx.x];
+	K		   *kb[2] = {k0, k1};
+	uint32_t   *vb[2] = {v0, v1};
+	const int	t = threadIdx.x,
+				lane = t & 31,
+				warp = t >> 5;
+	const uint32_t ltmask = (1u << lane) - 1;
+
+	if (leaf.all_equal)
+	{
+		if (leaf.buf != 1)
+			for (uint32_t i = leaf.start + t; i < leaf.end; i += QS_THREADS)
+			{
+				k1[i] = k0[i];
+				v1[i] = v0[i];
+			}
+		return;
+	}
+	if (t == 0)
+	{
+		st_start[0] = leaf.start;
+		st_end[0] = leaf.end;
+		st_buf[0] = leaf.buf;
+		top = 1;
+	}
+	for (;;)
+	{
+		__syncthreads();
+		if (top == 0)
+			break;
+
+		const uint32_t s = st_start[top - 1],
+					e = st_end[top - 1];
+		const int	b = st_buf[top - 1];
+		const uint32_t len = e - s;
+
+		__syncthreads();
+		if (t == 0)
+			top--;
+		if (len <= QS_LEAF)
+		{
+			bitonic_block_sort(kb[b] + s, vb[b] + s, k1 + s, v1 + s, len, 0, sk, sv);
+			continue;
+		}
+
+		const K    *ks = kb[b];
+		const uint32_t *vs = vb[b];
+		K		   *kd = kb[b ^ 1];
+		uint32_t   *vd = vb[b ^ 1];
+
+		if (t == 0)
+			pivot_s = median3(ks[s], ks[s + len / 2], ks[e - 1]);
+		if (t < 3)
+			tot[t] = 0;
+		__syncthreads();
+
+		const K		pivot = pivot_s;
+		uint32_t	nlt = 0,
+					neq = 0;
+
+		for (uint32_t i = s + t; i < e; i += QS_THREADS)
+		{
+			K			k = ks[i];
+
+			nlt += k < pivot;
+			neq += k == pivot;
+		}
+		for (int o = 16; o > 0; o >>= 1)
+		{
+			nlt += __shfl_xor_sync(0xffffffffu, nlt, o);
+			neq += __shfl_xor_sync(0xffffffffu, neq, o);
+		}
+		if (lane == 0)
+		{
+			atomicAdd(&tot[0], nlt);
+			atomicAdd(&tot[1], neq);
+		}
+		__syncthreads();
+		if (t == 0)
+		{
+			tot[2] = len - tot[0] - tot[1];
+			run[0] = s;
+			run[1] = s + tot[0];
+			run[2] = s + tot[0] + tot[1];
+		}
+		__syncthreads();
+
+		/* three-way scatter into the other buffer, a step at a time */
+		for (uint32_t step = s; step < e; step += QS_STEP)
+		{
+			K			k[QS_ITEMS];
+			uint32_t	v[QS_ITEMS],
+						pre[QS_ITEMS];
+			int			side[QS_ITEMS];
+
+#pragma unroll
+			for (int i = 0; i < QS_ITEMS; i++)
+			{
+				uint32_t	idx = step + i * QS_THREADS + t;
+				bool		in = idx < e;
+
+				k[i] = in ? ks[idx] : (K) 0;
+				v[i] = in ? vs[idx] : 0;
+				side[i] = !in ? 3 : k[i] < pivot ? 0 : k[i] == pivot ? 1 : 2;
+#pragma unroll
+				for (int c = 0; c < 3; c++)
+				{
+					uint32_t	bal = __ballot_sync(0xffffffffu, side[i] == c);
+
+					if (side[i] == c)
+						pre[i] = __popc(bal & ltmask);
+					if (lane == 0)
+						cnt[c][i * QS_WARPS + warp] = __popc(bal);
+				}
+			}
+			__syncthreads();
+			if (warp == 0)
+			{
+				/* offsets within the step, then the step's places in each run */
+				uint32_t	total[3],
+							start[3];
+
+				for (int c = 0; c < 3; c++)
+				{
+					total[c] = warp_exclusive_scan(cnt[c], lane);
+					start[c] = run[c];
+				}
+				__syncwarp();
+				for (int c = 0; c < 3; c++)
+					cnt[c][lane] += start[c];
+				if (lane == 0)
+					for (int c = 0; c < 3; c++)
+						run[c] = start[c] + total[c];
+			}
+			__syncthreads();
+#pragma unroll
+			for (int i = 0; i < QS_ITEMS; i++)
+				if (side[i] < 3)
+				{
+					uint32_t	pos = cnt[side[i]][i * QS_WARPS + warp] + pre[i];
+
+					kd[pos] = k[i];
+					vd[pos] = v[i];
+				}
+			__syncthreads();
+		}
+
+		const uint32_t nl = tot[0],
+					ne = tot[1],
+					ng = tot[2];
+
+		/* the equal run is in place; it belongs in buffer 1 */
+		if ((b ^ 1) != 1)
+			for (uint32_t i = s + nl + t; i < s + nl + ne; i += QS_THREADS)
+			{
+				k1[i] = kd[i];
+				v1[i] = vd[i];
+			}
+		if (t == 0)
+		{
+			uint32_t	ls = s,
+						le = s + nl,
+						rs = s + nl + ne,
+						re = e;
+			bool		left_small = nl <= ng;
+
+			/* larger first, so that the smaller one is sorted next */
+			if (left_small)
+			{
+				if (ng)
+					st_start[top] = rs, st_end[top] = re, st_buf[top] = b ^ 1, top++;
+				if (nl)
+					st_start[top] = ls, st_end[top] = le, st_buf[top] = b ^ 1, top++;
+			}
+			else
+			{
+				if (nl)
+					st_start[top] = ls, st_end[top] = le, st_buf[top] = b ^ 1, top++;
+				if (ng)
+					st_start[top] = rs, st_end[top] = re, st_buf[top] = b ^ 1, top++;
+			}
+		}
+	}
+}
+
+size_t
+quicksort_temp_bytes(size_t n, int key_bytes)
+{
+	size_t		seq = key_bytes == 8 ? sizeof(qs_seq<uint64_t>) : sizeof(qs_seq<uint32_t>);
+
+	(void) n;					/* bookkeeping only: bounded by QS_MAXSEQ */
+
+	return QS_MAXSEQ * seq + QS_MAX_TASKS * sizeof(qs_task) + 2 * QS_MAXSEQ * sizeof(qs_leaf) + 64;
+}
+
+struct qs_work
+{
+	uint32_t	start,
+				end;
+	int			buf;
+	uint64_t	min,
+				max;
+};
+
+template <typename K>
+gpusort_status
+quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void *temp,
+					 size_t temp_bytes, cudaStream_t stream, quicksort_stats *stats)
+{
+	unsigned char *tp = (unsigned char *) temp;
+	qs_seq<K>  *d_seqs = (qs_seq<K> *) tp;
+	qs_task    *d_tasks = (qs_task *) (tp + QS_MAXSEQ * sizeof(qs_seq<K>));
+	qs_leaf    *d_leaves = (qs_leaf *) (d_tasks + QS_MAX_TASKS);
+	unsigned long long *d_range = (unsigned long long *) (d_leaves + 2 * QS_MAXSEQ);
+	static std::vector<qs_seq<K> > seqs;
+	static std::vector<qs_task> tasks;
+	std::vector<qs_leaf> leaves;
+	std::vector<qs_work> work,
+				next;
+	unsigned long long range[2];
+	int			dev,
+				sms;
+	unsigned	grid = (unsigned) std::min<size_t>((n + 255) / 256 + 1, 4096);
+
+	stats->phase_one_rounds = 0;
+	stats->sequences = 0;
+	if (n == 0)
+		return GPUSORT_OK;
+	if (n > ((size_t) 1 << 31) || temp_bytes < quicksort_temp_bytes(n, sizeof(K)))
+		return GPUSORT_ERR_INVALID_ARGUMENT;
+	CUDA_TRY(cudaGetDevice(&dev));
+	CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	if (positions)
+	{
+		qs_iota_kernel<<<grid, 256, 0, stream>>>(vals[0], n);
+		CUDA_TRY_LAUNCH("qs_iota_kernel");
+	}
+	CUDA_TRY(cudaMemsetAsync(d_range, 0xff, sizeof(unsigned long long), stream));
+	CUDA_TRY(cudaMemsetAsync(d_range + 1, 0, sizeof(unsigned long long), stream));
+	qs_minmax_kernel<K><<<grid, 256, 0, stream>>>(keys[0], n, d_range);
+	CUDA_TRY_LAUNCH("qs_minmax_kernel");
+	CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
+
+	const size_t minlength = std::max<size_t>(n / QS_MAXSEQ, QS_LEAF);
+	const size_t max_blocks = (size_t) sms * QS_BLOCKS_PER_SM;
+
+	/* phase one */
+	while (!work.empty())
+	{
+		std::vector<qs_work> active;
+
+		for (const qs_work &w : work)
+		{
+			if (w.min == w.max)
+				leaves.push_back({w.start, w.end, w.buf, 1});
+			else if (w.end - w.start <= minlength)
+				leaves.push_back({w.start, w.end, w.buf, 0});
+			else
+				active.push_back(w);
+		}
+		work.clear();
+		if (active.empty())
+			break;
+		if (leaves.size() + 2 * active.size() > QS_MAXSEQ)
+		{
+			for (const qs_work &w : active)
+				leaves.push_back({w.start, w.end, w.buf, 0});
+			break;
+		}
+
+		size_t		total = 0;
+
+		for (const qs_work &w : active)
+			total += w.end - w.start;
+
+		size_t		chunk = std::max<size_t>((total + max_blocks - 1) / max_blocks, QS_STEP);
+
+		chunk = (chunk + QS_STEP - 1) / QS_STEP * QS_STEP;
+		seqs.clear();
+		tasks.clear();
+		for (size_t q = 0; q < active.size(); q++)
+		{
+			const qs_work &w = active[q];
+			qs_seq<K>	sq;
+			K			lo = (K) w.min,
+						hi = (K) w.max;
+
+			sq.start = w.start;
+			sq.end = w.end;
+			sq.lt_ptr = w.start;
+			sq.gt_ptr = w.end;
+			sq.pivot = lo + (K) ((hi - lo) / 2 + 1);	/* in (min, max] */
+			sq.lmin = sq.rmin = ~(K) 0;
+			sq.lmax = sq.rmax = 0;
+			seqs.push_back(sq);
+			for (size_t b = w.start; b < w.end; b += chunk)
+				tasks.push_back({(uint32_t) q, (uint32_t) b,
+								 (uint32_t) std::min<size_t>(b + chunk, w.end)});
+		}
+		if (tasks.size() > QS_MAX_TASKS)
+			return GPUSORT_ERR_INVALID_ARGUMENT;
+		CUDA_TRY(cudaMemcpyAsync(d_seqs, seqs.data(), seqs.size() * sizeof(qs_seq<K>),
+								 cudaMemcpyHostToDevice, stream));
+		CUDA_TRY(cudaMemcpyAsync(d_tasks, tasks.data(), tasks.size() * sizeof(qs_task),
+								 cudaMemcpyHostToDevice, stream));
+
+		const int	src = active[0].buf;	/* every active sequence is in one buffer */
+
+		qs_partition_kernel<K><<<(unsigned) tasks.size(), QS_THREADS, 0, stream>>>(
+			d_tasks, d_seqs, keys[src], vals[src], keys[src ^ 1], vals[src ^ 1]);
+		CUDA_TRY_LAUNCH("qs_partition_kernel");
+		CUDA_TRY(cudaMemcpyAsync(seqs.data(), d_seqs, seqs.size() * sizeof(qs_seq<K>),
+								 cudaMemcpyDeviceToHost, stream));
+		CUDA_TRY(cudaStreamSynchronize(stream));
+		stats->phase_one_rounds++;
+		for (const qs_seq<K> &sq : seqs)
+		{
+			if (sq.lt_ptr > sq.start)
+				work.push_back({sq.start, sq.lt_ptr, src ^ 1, (uint64_t) sq.lmin, (uint64_t) sq.lmax});
+			if (sq.lt_ptr < sq.end)
+				work.push_back({sq.lt_ptr, sq.end, src ^ 1, (uint64_t) sq.rmin, (uint64_t) sq.rmax});
+		}
+	}
+
+	/* phase two */
+	stats->sequences = (int) leaves.size();
+	CUDA_TRY(cudaMemcpyAsync(d_leaves, leaves.data(), leaves.size() * sizeof(qs_leaf),
+							 cudaMemcpyHostToDevice, stream));
+	qs_phase_two_kernel<K><<<(unsigned) leaves.size(), QS_THREADS, 0, stream>>>(
+		d_leaves, keys[0], vals[0], keys[1], vals[1]);
+	CUDA_TRY_LAUNCH("qs_phase_two_kernel");
+	/* the host copy of the leaves must live until the copy is done */
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	return GPUSORT_OK;
+}
+
+template gpusort_status quicksort_sort_pairs<uint32_t>(uint32_t *[2], uint32_t *[2], size_t, bool,
+													   void *, size_t, cudaStream_t, quicksort_stats *);
+template gpusort_status quicksort_sort_pairs<uint64_t>(uint64_t *[2], uint32_t *[2], size_t, bool,
+													   void *, size_t, cudaStream_t, quicksort_stats *);

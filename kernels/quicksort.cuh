@@ -1,0 +1,46 @@
+/*
+ * quicksort.cuh -- GPU-Quicksort (Cederman and Tsigas) of (key, 32-bit
+ * payload) pairs, 32- and 64-bit keys.  Not stable.
+ *
+ * Phase one: while there are few sequences, many blocks share each one.
+ * The pivot is the midpoint of the sequence's minimum and maximum; a block
+ * walks its section a step at a time and takes room for the step's smaller
+ * and larger-or-equal keys at the two ends of the sequence with atomic adds
+ * (no host round trip per block), writing each side coalesced; the blocks
+ * also gather each side's minimum and maximum for the next pivots.  A
+ * sequence whose keys are all equal is finished (one value costs one read).
+ * Phase two: one block per sequence with an explicit stack, pushing the
+ * larger side first so that the smaller is sorted next; median-of-three
+ * pivot; a count pass, then a three-way scatter (smaller | equal | larger)
+ * into the other buffer, the equal run being finished; sequences that fit
+ * in shared memory are finished by a bitonic sort there (bitonic.cuh).
+ */
+#ifndef GPUSORT_QUICKSORT_CUH
+#define GPUSORT_QUICKSORT_CUH
+
+#include <stdint.h>
+#include <cuda_runtime.h>
+
+#include "gpusort_kernels.h"
+
+struct quicksort_stats
+{
+	int			phase_one_rounds;	/* partition rounds with many blocks per sequence */
+	int			sequences;			/* handed to phase two */
+};
+
+/* Device scratch memory a sort of n pairs needs. */
+size_t		quicksort_temp_bytes(size_t n, int key_bytes);
+
+/*
+ * Sort n pairs: keys[0]/vals[0] in (vals_are_positions: payload i is i and
+ * vals[0] is overwritten with it), keys[1]/vals[1] receive the result;
+ * keys[0]/vals[0] are scratch afterwards.  Synchronises with the stream once
+ * per phase-one round.
+ */
+template <typename K>
+gpusort_status quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n,
+									bool vals_are_positions, void *temp, size_t temp_bytes,
+									cudaStream_t stream, quicksort_stats *stats);
+
+#endif
