@@ -24,7 +24,8 @@
  * (bench/plot_sort_bench.py draws sort_bench.png from the CSV).
  *
  *   sort_bench [-o DIR] [-r RUNS] [-n MAX_N32] [-m MAX_N64] [-c CPU_MAX_N]
- *              [-d DIST,...] [-q]
+ *              [-d DIST,...] [-s N,...] [-t TAG]
+ * -s replaces the list of sizes; -t names the output files sort_bench-TAG.*
  */
 #include <algorithm>
 #include <string>
@@ -382,10 +383,11 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 }
 
 static void
-write_outputs(const std::string &dir, const char *device, const char *cmdline)
+write_outputs(const std::string &dir, const std::string &tag, const char *device,
+			  const char *cmdline)
 {
-	std::string csv = dir + "/sort_bench.csv",
-				md = dir + "/sort_bench.md";
+	std::string csv = dir + "/" + tag + ".csv",
+				md = dir + "/" + tag + ".md";
 	FILE	   *f = fopen(csv.c_str(), "w");
 	char		date[32];
 	time_t		now = time(NULL);
@@ -467,7 +469,10 @@ main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		cmdline += std::string(" ") + argv[i];
-	while ((opt = getopt(argc, argv, "o:r:n:m:c:d:")) != -1)
+	std::vector<size_t> sizes = {1u << 16, 1u << 20, 10000000, 100000000, 500000000, 1000000000};
+	std::string tag = "sort_bench";
+
+	while ((opt = getopt(argc, argv, "o:r:n:m:c:d:s:t:")) != -1)
 	{
 		switch (opt)
 		{
@@ -492,9 +497,17 @@ main(int argc, char **argv)
 						if (strcmp(tok, test_distribution_names[d]) == 0)
 							dists.push_back(d);
 				break;
+			case 's':
+				sizes.clear();
+				for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ","))
+					sizes.push_back(strtoull(tok, NULL, 10));
+				break;
+			case 't':
+				tag = std::string("sort_bench-") + optarg;
+				break;
 			default:
 				fprintf(stderr, "usage: sort_bench [-o DIR] [-r RUNS] [-n MAX_N32] "
-						"[-m MAX_N64] [-c CPU_MAX_N] [-d DIST,...]\n");
+						"[-m MAX_N64] [-c CPU_MAX_N] [-d DIST,...] [-s N,...] [-t TAG]\n");
 				return 2;
 		}
 	}
@@ -514,15 +527,13 @@ main(int argc, char **argv)
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("sort_bench: %s, %d runs\n", prop.name, runs);
 
-	const size_t sizes[] = {1u << 16, 1u << 20, 10000000, 100000000, 500000000, 1000000000};
-
 	for (size_t n : sizes)
 		if (n <= max32 && n != 500000000)
 			bench_size<uint32_t>(n, dists, cpu_max);
 	for (size_t n : sizes)
 		if (n <= max64 && n != 1000000000)
 			bench_size<uint64_t>(n, dists, cpu_max);
-	write_outputs(dir, prop.name, cmdline.c_str());
+	write_outputs(dir, tag, prop.name, cmdline.c_str());
 	printf("sort_bench: %d failures\n", failures);
 	return failures ? 1 : 0;
 }

@@ -90,14 +90,18 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
 }
 
 /*
- * Inputs up to this size are sorted by a bitonic network in one block under
- * GPUSORT_ALGO_AUTO; beyond it, a sample of this many keys with at most
- * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT distinct values picks quicksort.
- * Measured on the GPU host (README, "Choosing the algorithm").
+ * gpusort.algorithm = auto, measured on an H100 (README, "Choosing the
+ * algorithm"): up to GPUSORT_AUTO_BITONIC_MAX_N rows a bitonic network in
+ * one block; from GPUSORT_AUTO_QUICKSORT_MIN_N_32/_64 rows (32-/64-bit keys)
+ * quicksort when a sample of GPUSORT_AUTO_SAMPLE keys holds 2 to
+ * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT distinct values; radix otherwise (one
+ * value included: its histogram finds that nothing needs to move).
  */
-#define GPUSORT_AUTO_BITONIC_MAX_N			2048
+#define GPUSORT_AUTO_BITONIC_MAX_N			16384
 #define GPUSORT_AUTO_SAMPLE					1024
 #define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT	32
+#define GPUSORT_AUTO_QUICKSORT_MIN_N_32		50000000
+#define GPUSORT_AUTO_QUICKSORT_MIN_N_64		5000000
 
 /* Wall times of the phases of one job, in milliseconds, and what ran. */
 typedef struct gpusort_timing

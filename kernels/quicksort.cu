@@ -45,7 +45,6 @@ struct qs_leaf
 	uint32_t	start,
 				end;
 	int			buf;			/* buffer holding it */
-	int			all_equal;		/* already in order: only to be moved to the output */
 };
 
 /* exclusive scan over one warp, in place; returns the total */
@@ -259,16 +258,6 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 				warp = t >> 5;
 	const uint32_t ltmask = (1u << lane) - 1;
 
-	if (leaf.all_equal)
-	{
-		if (leaf.buf != 1)
-			for (uint32_t i = leaf.start + t; i < leaf.end; i += QS_THREADS)
-			{
-				k1[i] = k0[i];
-				v1[i] = v0[i];
-			}
-		return;
-	}
 	if (t == 0)
 	{
 		st_start[0] = leaf.start;
@@ -507,21 +496,44 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		for (const qs_work &w : work)
 		{
 			if (w.min == w.max)
-				leaves.push_back({w.start, w.end, w.buf, 1});
+			{
+				/* one value: in order already; to buffer 1 with a device copy */
+				if (w.buf != 1)
+				{
+					CUDA_TRY(cudaMemcpyAsync(keys[1] + w.start, keys[0] + w.start,
+											 (size_t) (w.end - w.start) * sizeof(K),
+											 cudaMemcpyDeviceToDevice, stream));
+					CUDA_TRY(cudaMemcpyAsync(vals[1] + w.start, vals[0] + w.start,
+											 (size_t) (w.end - w.start) * sizeof(uint32_t),
+											 cudaMemcpyDeviceToDevice, stream));
+				}
+			}
 			else if (w.end - w.start <= minlength)
-				leaves.push_back({w.start, w.end, w.buf, 0});
+				leaves.push_back({w.start, w.end, w.buf});
 			else
 				active.push_back(w);
 		}
 		work.clear();
 		if (active.empty())
 			break;
-		if (leaves.size() + 2 * active.size() > QS_MAXSEQ)
-		{
-			for (const qs_work &w : active)
-				leaves.push_back({w.start, w.end, w.buf, 0});
+
+		/*
+		 * Split the longest sequences while the count stays within
+		 * QS_MAXSEQ (skewed keys leave a few long ones); the rest go to
+		 * phase two as they are.
+		 */
+		std::sort(active.begin(), active.end(), [](const qs_work &a, const qs_work &b) {
+			return a.end - a.start > b.end - b.start;
+		});
+
+		long		room = (long) QS_MAXSEQ - (long) leaves.size() - (long) active.size();
+		size_t		split = room > 0 ? std::min<size_t>((size_t) room, active.size()) : 0;
+
+		for (size_t q = split; q < active.size(); q++)
+			leaves.push_back({active[q].start, active[q].end, active[q].buf});
+		active.resize(split);
+		if (active.empty())
 			break;
-		}
 
 		size_t		total = 0;
 
@@ -579,6 +591,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 
 	/* phase two */
 	stats->sequences = (int) leaves.size();
+	if (leaves.empty())
+		return GPUSORT_OK;
 	CUDA_TRY(cudaMemcpyAsync(d_leaves, leaves.data(), leaves.size() * sizeof(qs_leaf),
 							 cudaMemcpyHostToDevice, stream));
 	qs_phase_two_kernel<K><<<(unsigned) leaves.size(), QS_THREADS, 0, stream>>>(

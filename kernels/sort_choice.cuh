@@ -75,9 +75,16 @@ choose_algorithm(const K *keys, size_t n, K *scratch, int key_words,
 		snprintf(why, len, "%zu rows fit one block", n);
 		return GPUSORT_OK;
 	}
+	if (n < (key_words == 2 ? GPUSORT_AUTO_QUICKSORT_MIN_N_64 : GPUSORT_AUTO_QUICKSORT_MIN_N_32))
+	{
+		*chosen = GPUSORT_ALGO_RADIX;
+		snprintf(why, len, "%zu rows: below the quicksort threshold for %d-bit keys", n,
+				 32 * key_words);
+		return GPUSORT_OK;
+	}
 	if ((st = sample_distinct(keys, n, scratch, &distinct)) != GPUSORT_OK)
 		return st;
-	if (distinct <= GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT)
+	if (distinct >= 2 && distinct <= GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT)
 	{
 		*chosen = GPUSORT_ALGO_QUICKSORT;
 		snprintf(why, len, "few distinct keys (%d in a sample of %d)", distinct,
@@ -86,7 +93,8 @@ choose_algorithm(const K *keys, size_t n, K *scratch, int key_words,
 	else
 	{
 		*chosen = GPUSORT_ALGO_RADIX;
-		snprintf(why, len, "%d distinct keys in a sample of %d", distinct, GPUSORT_AUTO_SAMPLE);
+		snprintf(why, len, "%d distinct key%s in a sample of %d", distinct,
+				 distinct == 1 ? "" : "s", GPUSORT_AUTO_SAMPLE);
 	}
 	return GPUSORT_OK;
 }
