@@ -121,14 +121,6 @@ median(std::vector<double> v)
 	return v[v.size() / 2];
 }
 
-__global__ void
-iota_kernel(uint32_t *v, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-		 i += (size_t) gridDim.x * blockDim.x)
-		v[i] = (uint32_t) i;
-}
-
 /* errors[0]: order/content defects; seen: n bits, zeroed */
 template <typename K>
 __global__ void
@@ -276,7 +268,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				float		ms = 0;
 
 				CK(cudaMemcpy(keys[0], src, n * sizeof(K), cudaMemcpyDeviceToDevice));
-				iota_kernel<<<grid_for(n), 256>>>(vals[0], n);
+				onesweep_iota_kernel<<<grid_for(n), 256>>>(vals[0], n);
 				CK(cudaDeviceSynchronize());
 				CK(cudaEventRecord(e0));
 				if (s == SORT_AUTO)

@@ -7,6 +7,7 @@
 
 #include "bitonic.cuh"
 #include "cuda_check.cuh"
+#include "onesweep.cuh"			/* histogram_kernel (key range), iota */
 #include "quicksort.cuh"
 
 #define QS_THREADS		256
@@ -63,42 +64,6 @@ warp_exclusive_scan(uint32_t *x, int lane)
 	}
 	x[lane] = incl - a;
 	return __shfl_sync(0xffffffffu, incl, 31);
-}
-
-template <typename K>
-__global__ void
-qs_minmax_kernel(const K *k, size_t n, unsigned long long *range)
-{
-	K			lo = ~(K) 0,
-				hi = 0;
-
-	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-		 i += (size_t) gridDim.x * blockDim.x)
-	{
-		lo = min(lo, k[i]);
-		hi = max(hi, k[i]);
-	}
-	unsigned long long l = lo,
-				h = hi;
-
-	for (int o = 16; o > 0; o >>= 1)
-	{
-		l = min(l, __shfl_xor_sync(0xffffffffu, l, o));
-		h = max(h, __shfl_xor_sync(0xffffffffu, h, o));
-	}
-	if ((threadIdx.x & 31) == 0)
-	{
-		atomicMin(&range[0], l);
-		atomicMax(&range[1], h);
-	}
-}
-
-__global__ void
-qs_iota_kernel(uint32_t *v, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-		 i += (size_t) gridDim.x * blockDim.x)
-		v[i] = (uint32_t) i;
 }
 
 template <typename K>
@@ -474,13 +439,19 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 	if (positions)
 	{
-		qs_iota_kernel<<<grid, 256, 0, stream>>>(vals[0], n);
-		CUDA_TRY_LAUNCH("qs_iota_kernel");
+		onesweep_iota_kernel<<<grid, 256, 0, stream>>>(vals[0], n);
+		CUDA_TRY_LAUNCH("onesweep_iota_kernel");
 	}
 	CUDA_TRY(cudaMemsetAsync(d_range, 0xff, sizeof(unsigned long long), stream));
 	CUDA_TRY(cudaMemsetAsync(d_range + 1, 0, sizeof(unsigned long long), stream));
-	qs_minmax_kernel<K><<<grid, 256, 0, stream>>>(keys[0], n, d_range);
-	CUDA_TRY_LAUNCH("qs_minmax_kernel");
+	{
+		digit_plan	none;		/* no digit places: the key range alone */
+
+		none.passes = 0;
+		histogram_kernel<K><<<grid, RADIX_HIST_THREADS, 0, stream>>>(keys[0], n, (K) 0, none,
+																	 NULL, d_range);
+		CUDA_TRY_LAUNCH("histogram_kernel");
+	}
 	CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
 	CUDA_TRY(cudaStreamSynchronize(stream));
 	work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
