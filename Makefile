@@ -18,7 +18,8 @@ REGRESS_OPTS = --load-extension=gpusort
 
 SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
 	src/devices.o src/key_encoding.o src/cpu_radix.o src/sort_keys.o \
-	src/tuple_store.o src/gpusort_planner.o src/gpusort_node.o
+	src/tuple_store.o src/column_store.o src/big_alloc.o src/gpusort_planner.o \
+	src/gpusort_node.o
 
 # PGXS would otherwise ask for LLVM bitcode of the nvcc objects
 override with_llvm = no
@@ -77,7 +78,8 @@ kernels/%.o: kernels/%.cu $(KERNEL_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(SRC_OBJS): src/gpusort.h src/key_encoding.h src/cpu_radix.h src/sort_keys.h \
-	src/tuple_store.h src/gpusort_node.h kernels/gpusort_kernels.h
+	src/tuple_store.h src/column_store.h src/big_alloc.h src/gpusort_node.h \
+	kernels/gpusort_kernels.h
 
 # ---- standalone programs (no PostgreSQL needed) ------------------------------
 TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels -Itest

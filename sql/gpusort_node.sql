@@ -204,6 +204,22 @@ FETCH 2 FROM w;
 FETCH BACKWARD 1 FROM w;
 FETCH LAST FROM w;
 COMMIT;
+-- rows of by-value columns only are kept column-wise; they fall back too
+CREATE TABLE narrow AS
+SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE (i % 7)::float4 END AS f
+FROM generate_series(1, 100000) i;
+ANALYZE narrow;
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why FROM explain_json('SELECT * FROM narrow ORDER BY f, i DESC') p;
+SELECT same_result('SELECT * FROM narrow ORDER BY f, i DESC', 'f, i');
+BEGIN;
+DECLARE n SCROLL CURSOR FOR SELECT f, i FROM narrow ORDER BY f NULLS FIRST, i;
+FETCH 2 FROM n;
+FETCH BACKWARD 1 FROM n;
+FETCH LAST FROM n;
+FETCH ABSOLUTE 10001 FROM n;
+COMMIT;
 RESET gpusort.max_memory;
+SELECT p ->> 'Algorithm' <> 'tuplesort' AS sorted_without_tuplesort FROM explain_json('SELECT * FROM narrow ORDER BY f, i DESC') p;
+SELECT same_result('SELECT * FROM narrow ORDER BY f, i DESC', 'f, i');
 
-DROP TABLE g, empty, nulls, specials, wide;
+DROP TABLE g, empty, nulls, specials, wide, narrow;

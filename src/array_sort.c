@@ -13,6 +13,7 @@
 #include "utils/array.h"
 
 #include "gpusort.h"
+#include "big_alloc.h"
 #include "key_encoding.h"
 
 PG_FUNCTION_INFO_V1(gpu_sort_int4);

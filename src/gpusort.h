@@ -58,7 +58,4 @@ typedef struct GpuSortRun
 extern void gpusort_sort_rows(const uint32 *words, int nwords, size_t n,
 							  uint32 *perm, GpuSortRun *run);
 
-/* palloc for arrays that may exceed 1 GB */
-extern void *gpusort_alloc_huge(size_t bytes);
-
 #endif

@@ -27,11 +27,19 @@
 
 #include "gpusort.h"
 #include "gpusort_node.h"
+#include "big_alloc.h"
+#include "column_store.h"
 #include "sort_keys.h"
 #include "tuple_store.h"
 
-/* rows ahead of the reader whose memory is prefetched */
-#define EMIT_PREFETCH 32
+/*
+ * Rows are handed up in batches: the rows of the next EMIT_BATCH positions
+ * of the sorted order are looked up in one tight loop (many cache misses in
+ * flight at once), and the memory of rows EMIT_PREFETCH ahead of the reader
+ * is prefetched.
+ */
+#define EMIT_BATCH 512
+#define EMIT_PREFETCH 16
 
 /* words per key in the top-k heap: NULL flag, high word, low word */
 #define TOPK_WORDS_PER_KEY 3
@@ -57,15 +65,25 @@ typedef struct GpuSortState
 	bool	   *descending;
 	int64		bound;			/* -1: none */
 
-	TupleTableSlot *slot;		/* MinimalTuple slot for the rows handed up */
+	double		est_rows;		/* the planner's estimate of the input */
+	TupleTableSlot *slot;		/* MinimalTuple slot (tuple store, heap, tuplesort) */
+	TupleTableSlot *vslot;		/* virtual slot (column store) */
 	MemoryContext sortcxt;		/* store, codes, permutation */
 
 	bool		sorted;
+	bool		columnar;		/* rows in cols (all columns by value), not store */
 	TupleStore	store;
+	ColumnStore cols;
 	uint32	   *perm;			/* NULL: rows are in store order */
 	Size		nresult;		/* rows to hand up */
 	int64		cur;			/* last row handed up: -1 before, nresult after */
 	int64		mark;
+
+	/* the rows of sorted positions [batch_start, batch_start + batch_n) */
+	int64		batch_start;
+	int			batch_n;
+	MinimalTuple *batch_tuples; /* tuple store */
+	uint32	   *batch_rows;		/* column store: row numbers */
 
 	Tuplesortstate *tuplesort;	/* fallback */
 
@@ -156,6 +174,8 @@ create_state(CustomScan *cscan)
 		state->descending[i] = list_nth_int(descending, i) != 0;
 	}
 	state->bound = linitial_int((List *) list_nth(cscan->custom_private, 6));
+	state->est_rows = outerPlan(&cscan->scan.plan) ?
+		outerPlan(&cscan->scan.plan)->plan_rows : 0;
 	return (Node *) state;
 }
 
@@ -171,20 +191,29 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	state->slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
 
 	/*
-	 * Rows come from our MinimalTuple slot, not the virtual scan slot the core
-	 * made: say so, and rebuild the projection (if any) for that slot type.
+	 * Rows whose columns are all passed by value are kept column-wise and
+	 * handed up in a virtual slot; the top-k heap and the tuplesort fallback
+	 * still use the MinimalTuple slot, so the slot type is not fixed then.
+	 */
+	state->columnar = column_store_fits(desc);
+	if (state->columnar)
+		state->vslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
+
+	/*
+	 * Rows come from our slots, not the virtual scan slot the core made: say
+	 * so, and rebuild the projection (if any) for those slot types.
 	 */
 	node->ss.ss_ScanTupleSlot = state->slot;
 	node->ss.ps.scanops = &TTSOpsMinimalTuple;
-	node->ss.ps.scanopsfixed = true;
+	node->ss.ps.scanopsfixed = !state->columnar;
 	node->ss.ps.scanopsset = true;
 	if (node->ss.ps.ps_ProjInfo != NULL)
 		ExecAssignScanProjectionInfoWithVarno(&node->ss, INDEX_VAR);
 	if (node->ss.ps.ps_ProjInfo == NULL)
 	{
-		/* rows are handed up in our MinimalTuple slot */
+		/* rows are handed up in our slots */
 		node->ss.ps.resultops = &TTSOpsMinimalTuple;
-		node->ss.ps.resultopsfixed = true;
+		node->ss.ps.resultopsfixed = !state->columnar;
 		node->ss.ps.resultopsset = true;
 	}
 	state->sortcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuSort",
@@ -288,6 +317,23 @@ topk_add(GpuSortState *state, TupleTableSlot *slot, TopKEntry *probe)
 
 /* ---- tuplesort fallback ---------------------------------------------------- */
 
+static void
+init_stores(GpuSortState *state)
+{
+	TupleDesc	desc = state->slot->tts_tupleDescriptor;
+
+	tuple_store_init(&state->store, state->sortcxt);
+	if (state->columnar)
+		column_store_init(&state->cols, state->sortcxt, desc->natts);
+}
+
+/* Memory the stored rows take. */
+static Size
+stored_bytes(GpuSortState *state)
+{
+	return state->columnar ? state->cols.bytes : state->store.bytes;
+}
+
 /* Move the stored rows and the row in hand (slot) into a tuplesort. */
 static void
 start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
@@ -299,14 +345,26 @@ start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 											state->sortops, state->collations,
 											state->nulls_first, work_mem, NULL,
 											TUPLESORT_RANDOMACCESS);
-	for (Size i = 0; i < state->store.ntuples; i++)
+	if (state->columnar)
 	{
-		ExecStoreMinimalTuple(state->store.tuples[i], state->slot, false);
-		tuplesort_puttupleslot(state->tuplesort, state->slot);
+		for (Size i = 0; i < state->cols.nrows; i++)
+		{
+			column_store_get(&state->cols, i, state->vslot);
+			tuplesort_puttupleslot(state->tuplesort, state->vslot);
+		}
+		ExecClearTuple(state->vslot);
 	}
-	ExecClearTuple(state->slot);
+	else
+	{
+		for (Size i = 0; i < state->store.ntuples; i++)
+		{
+			ExecStoreMinimalTuple(state->store.tuples[i], state->slot, false);
+			tuplesort_puttupleslot(state->tuplesort, state->slot);
+		}
+		ExecClearTuple(state->slot);
+	}
 	MemoryContextReset(state->sortcxt);
-	tuple_store_init(&state->store, state->sortcxt);
+	init_stores(state);
 	tuplesort_puttupleslot(state->tuplesort, slot);
 }
 
@@ -318,10 +376,8 @@ grow_codes(GpuSortState *state, uint64 **codes, bool **isnull, Size old, Size ca
 {
 	for (int k = 0; k < state->nkeys; k++)
 	{
-		uint64	   *c = MemoryContextAllocExtended(state->sortcxt, cap * sizeof(uint64),
-												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-		bool	   *n = MemoryContextAllocExtended(state->sortcxt, cap * sizeof(bool),
-												   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+		uint64	   *c = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint64));
+		bool	   *n = gpusort_alloc_big(state->sortcxt, cap * sizeof(bool));
 
 		if (c == NULL || n == NULL)
 			return false;
@@ -355,7 +411,7 @@ sort_input(GpuSortState *state)
 	TopKEntry	probe;
 
 	INSTR_TIME_SET_CURRENT(start);
-	tuple_store_init(&state->store, state->sortcxt);
+	init_stores(state);
 	oldcxt = MemoryContextSwitchTo(state->sortcxt);
 	any_null = palloc0(state->nkeys * sizeof(bool));
 	if (topk)
@@ -397,7 +453,15 @@ sort_input(GpuSortState *state)
 		}
 		if (n == cap)
 		{
-			Size		newcap = cap ? cap * 2 : 4096;
+			/*
+			 * First the planner's estimate (within a quarter of the memory
+			 * limit, which counts reserved room), then doubling.
+			 */
+			Size		row_bytes = state->nkeys * (sizeof(uint64) + sizeof(bool)) +
+				(state->columnar ? state->cols.natts * sizeof(Datum) : sizeof(MinimalTuple));
+			Size		newcap = cap ? cap * 2 :
+				(Size) Max(4096, Min(state->est_rows * 1.05,
+									 (double) limit_bytes / 4 / row_bytes));
 
 			if (!grow_codes(state, codes, isnull, cap, newcap))
 			{
@@ -407,10 +471,16 @@ sort_input(GpuSortState *state)
 			cap = newcap;
 		}
 		{
-			bool		over = state->store.bytes +
-				cap * state->nkeys * (sizeof(uint64) + sizeof(bool)) > limit_bytes;
+			bool		over = stored_bytes(state) +
+				n * state->nkeys * (sizeof(uint64) + sizeof(bool)) > limit_bytes;
 
-			if (over || !tuple_store_add_slot(&state->store, slot))
+			if (!over && state->columnar && n == 0 && !state->cols.capacity)
+				(void) column_store_reserve(&state->cols, cap);
+			else if (!over && !state->columnar && n == 0)
+				(void) tuple_store_reserve(&state->store, cap);
+			if (over || !(state->columnar ?
+						  column_store_add_slot(&state->cols, slot) :
+						  tuple_store_add_slot(&state->store, slot)))
 			{
 				start_tuplesort(state, over ? "rows exceed gpusort.max_memory" :
 								"out of memory for rows", slot);
@@ -504,12 +574,82 @@ sort_input(GpuSortState *state)
 	INSTR_TIME_SET_CURRENT(state->emit_start);
 }
 
-static MinimalTuple
-row_at(GpuSortState *state, int64 i)
+/* Store row number of sorted position i. */
+static inline Size
+row_number(const GpuSortState *state, int64 i)
 {
+	return state->perm ? state->perm[i] : (Size) i;
+}
+
+/*
+ * Look up the rows of the batch of sorted positions that holds position i
+ * (starting at i going forward, ending at i going backward).  The lookups of
+ * the loop are independent, so their cache misses overlap.
+ */
+static void
+load_batch(GpuSortState *state, int64 i, bool forward)
+{
+	int64		n = (int64) state->nresult;
+	int64		first = forward ? i : Max(i - EMIT_BATCH + 1, 0);
+	int			count = (int) Min(EMIT_BATCH, n - first);
+
+	if (state->batch_tuples == NULL && state->batch_rows == NULL)
+	{
+		if (state->columnar)
+			state->batch_rows = MemoryContextAlloc(state->sortcxt,
+												   EMIT_BATCH * sizeof(uint32));
+		else
+			state->batch_tuples = MemoryContextAlloc(state->sortcxt,
+													 EMIT_BATCH * sizeof(MinimalTuple));
+	}
+	if (state->columnar)
+	{
+		for (int j = 0; j < count; j++)
+		{
+			Size		row = row_number(state, first + j);
+
+			state->batch_rows[j] = (uint32) row;
+			for (int c = 0; c < state->cols.natts; c++)
+				__builtin_prefetch(&state->cols.values[c][row]);
+		}
+	}
+	else
+	{
+		MinimalTuple *tuples = state->store.tuples;
+
+		for (int j = 0; j < count; j++)
+			state->batch_tuples[j] = tuples[row_number(state, first + j)];
+	}
+	state->batch_start = first;
+	state->batch_n = count;
+}
+
+/* Put the row of sorted position i into its slot; returns the slot. */
+static TupleTableSlot *
+fetch_row(GpuSortState *state, int64 i, bool forward)
+{
+	int			j;
+
 	if (state->heap)
-		return state->heap[i].tuple;
-	return state->store.tuples[state->perm ? state->perm[i] : i];
+		return ExecStoreMinimalTuple(state->heap[i].tuple, state->slot, false);
+	if (i < state->batch_start || i >= state->batch_start + state->batch_n)
+		load_batch(state, i, forward);
+	j = (int) (i - state->batch_start);
+	if (state->columnar)
+	{
+		column_store_get(&state->cols, state->batch_rows[j], state->vslot);
+		return state->vslot;
+	}
+	/* the rows to come are scattered over the store: fetch them ahead */
+	if (forward ? j + EMIT_PREFETCH < state->batch_n : j >= EMIT_PREFETCH)
+	{
+		char	   *ahead = (char *) state->batch_tuples[forward ? j + EMIT_PREFETCH :
+														 j - EMIT_PREFETCH];
+
+		__builtin_prefetch(ahead);
+		__builtin_prefetch(ahead + 64);
+	}
+	return ExecStoreMinimalTuple(state->batch_tuples[j], state->slot, false);
 }
 
 static TupleTableSlot *
@@ -532,21 +672,17 @@ exec_scan(CustomScanState *node)
 		int64		n = (int64) state->nresult;
 
 		if (forward)
-		{
 			state->cur = Min(state->cur + 1, n);
-			/* rows are scattered over the store: fetch ahead of the reader */
-			if (state->perm && state->cur + 2 * EMIT_PREFETCH < n)
-			{
-				__builtin_prefetch(&state->store.tuples[state->perm[state->cur + 2 * EMIT_PREFETCH]]);
-				__builtin_prefetch(state->store.tuples[state->perm[state->cur + EMIT_PREFETCH]]);
-			}
-		}
 		else
 			state->cur = Max(state->cur - 1, -1);
 		if (state->cur >= 0 && state->cur < n)
-			ExecStoreMinimalTuple(row_at(state, state->cur), slot, false);
+			slot = fetch_row(state, state->cur, forward);
 		else
+		{
 			ExecClearTuple(slot);
+			if (state->vslot)
+				ExecClearTuple(state->vslot);
+		}
 	}
 
 	if (TupIsNull(slot))
@@ -576,6 +712,10 @@ forget_sort(GpuSortState *state)
 	state->heap_n = 0;
 	state->perm = NULL;
 	state->nresult = 0;
+	state->batch_tuples = NULL;
+	state->batch_rows = NULL;
+	state->batch_start = 0;
+	state->batch_n = 0;
 	state->sorted = false;
 	MemoryContextReset(state->sortcxt);
 }

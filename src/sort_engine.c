@@ -18,6 +18,7 @@
 #include "utils/memutils.h"
 
 #include "gpusort.h"
+#include "big_alloc.h"
 #include "cpu_radix.h"
 #include "../kernels/gpusort_kernels.h"
 
@@ -39,12 +40,6 @@ typedef struct JobGuard
 	gpusort_job *job;
 	MemoryContextCallback callback;
 } JobGuard;
-
-void *
-gpusort_alloc_huge(size_t bytes)
-{
-	return palloc_extended(bytes > 0 ? bytes : 1, MCXT_ALLOC_HUGE);
-}
 
 /* Try to open the GPU (once per backend); true if it is usable. */
 static bool

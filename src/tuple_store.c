@@ -1,23 +1,47 @@
 /*
  * tuple_store.c -- GpuSort's in-memory tuple store.
  *
- * Tuples are copied back to back into 8 MB chunks (no per-tuple allocation
- * header), and a row-number index points at them.  Allocation failures are
- * reported, not raised, so that the node can fall back to tuplesort.
+ * Tuples are copied back to back into chunks (no per-tuple allocation
+ * header) that start at 1 MB and double up to 64 MB, and a row-number index
+ * points at them.  Allocation failures are reported, not raised, so that
+ * the node can fall back to tuplesort.
  */
 #include "postgres.h"
 
 #include "utils/memutils.h"
 
+#include "big_alloc.h"
 #include "tuple_store.h"
 
-#define CHUNK_SIZE ((Size) 8 * 1024 * 1024)
+#define FIRST_CHUNK_SIZE ((Size) 1024 * 1024)
+#define MAX_CHUNK_SIZE ((Size) 64 * 1024 * 1024)
 
 void
 tuple_store_init(TupleStore *store, MemoryContext cxt)
 {
 	memset(store, 0, sizeof(*store));
 	store->cxt = cxt;
+}
+
+bool
+tuple_store_reserve(TupleStore *store, Size rows)
+{
+	MinimalTuple *grown;
+
+	if (rows <= store->capacity)
+		return true;
+	grown = gpusort_alloc_big(store->cxt, rows * sizeof(MinimalTuple));
+	if (grown == NULL)
+		return false;
+	if (store->tuples)
+	{
+		memcpy(grown, store->tuples, store->ntuples * sizeof(MinimalTuple));
+		pfree(store->tuples);
+	}
+	store->bytes += (rows - store->capacity) * sizeof(MinimalTuple);
+	store->tuples = grown;
+	store->capacity = rows;
+	return true;
 }
 
 /* Room for len bytes (and the index entry), or NULL if memory ran out. */
@@ -27,30 +51,16 @@ reserve(TupleStore *store, Size len)
 	char	   *dest;
 
 	len = MAXALIGN(len);
-	if (store->ntuples == store->capacity)
-	{
-		Size		newcap = store->capacity ? store->capacity * 2 : 1024;
-		MinimalTuple *grown;
-
-		grown = MemoryContextAllocExtended(store->cxt, newcap * sizeof(MinimalTuple),
-										   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-		if (grown == NULL)
-			return NULL;
-		if (store->tuples)
-		{
-			memcpy(grown, store->tuples, store->ntuples * sizeof(MinimalTuple));
-			pfree(store->tuples);
-		}
-		store->bytes += (newcap - store->capacity) * sizeof(MinimalTuple);
-		store->tuples = grown;
-		store->capacity = newcap;
-	}
+	if (store->ntuples == store->capacity &&
+		!tuple_store_reserve(store, Max(store->capacity * 2, 1024)))
+		return NULL;
 	if (store->chunk == NULL || store->chunk_used + len > store->chunk_size)
 	{
-		Size		size = Max(CHUNK_SIZE, len);
+		Size		size = store->chunk_size == 0 ? FIRST_CHUNK_SIZE :
+			Min(store->chunk_size * 2, MAX_CHUNK_SIZE);
 
-		store->chunk = MemoryContextAllocExtended(store->cxt, size,
-												  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+		size = Max(size, len);
+		store->chunk = gpusort_alloc_big(store->cxt, size);
 		if (store->chunk == NULL)
 			return NULL;
 		store->chunk_size = size;

@@ -24,6 +24,9 @@ typedef struct TupleStore
 
 extern void tuple_store_init(TupleStore *store, MemoryContext cxt);
 
+/* Index room for at least rows rows; false (store unchanged) if memory ran out. */
+extern bool tuple_store_reserve(TupleStore *store, Size rows);
+
 /* Copy a slot's row into the store, with as few copies as its type allows. */
 extern bool tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot);
 

@@ -1,0 +1,147 @@
+/*
+ * column_store.c -- GpuSort's column-wise store for by-value rows.
+ *
+ * Arrays grow by doubling (or to a size the caller reserves up front from
+ * the planner's estimate); allocation failures are reported, not raised,
+ * so that the node can fall back to tuplesort.
+ */
+#include "postgres.h"
+
+#include "access/tupdesc.h"
+#include "utils/memutils.h"
+
+#include "big_alloc.h"
+#include "column_store.h"
+
+bool
+column_store_fits(TupleDesc desc)
+{
+	if (desc->natts == 0)
+		return false;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attbyval || att->attlen <= 0)
+			return false;
+	}
+	return true;
+}
+
+void
+column_store_init(ColumnStore *store, MemoryContext cxt, int natts)
+{
+	memset(store, 0, sizeof(*store));
+	store->cxt = cxt;
+	store->natts = natts;
+	store->values = MemoryContextAllocZero(cxt, natts * sizeof(Datum *));
+	store->isnull = MemoryContextAllocZero(cxt, natts * sizeof(bool *));
+}
+
+/* A copy of old (used elements of size elem) in an array of cap elements. */
+static void *
+regrow(ColumnStore *store, void *old, Size elem, Size cap, bool zero)
+{
+	char	   *grown = gpusort_alloc_big(store->cxt, cap * elem);
+
+	if (grown == NULL)
+		return NULL;
+	if (old)
+		memcpy(grown, old, store->nrows * elem);
+	if (zero)
+		memset(grown + store->nrows * elem, 0, (cap - store->nrows) * elem);
+	return grown;
+}
+
+bool
+column_store_reserve(ColumnStore *store, Size rows)
+{
+	Datum	  **values;
+	bool	  **isnull;
+	Size		cap = rows;
+
+	if (cap <= store->capacity)
+		return true;
+	values = palloc0(store->natts * sizeof(Datum *));
+	isnull = palloc0(store->natts * sizeof(bool *));
+	for (int c = 0; c < store->natts; c++)
+	{
+		values[c] = regrow(store, store->values[c], sizeof(Datum), cap, false);
+		if (values[c] == NULL)
+			goto fail;
+		if (store->isnull[c])
+		{
+			isnull[c] = regrow(store, store->isnull[c], sizeof(bool), cap, true);
+			if (isnull[c] == NULL)
+				goto fail;
+			store->bytes += cap - store->capacity;
+		}
+	}
+	for (int c = 0; c < store->natts; c++)
+	{
+		if (store->values[c])
+			pfree(store->values[c]);
+		if (store->isnull[c])
+			pfree(store->isnull[c]);
+		store->values[c] = values[c];
+		store->isnull[c] = isnull[c];
+	}
+	store->bytes += (cap - store->capacity) * store->natts * sizeof(Datum);
+	store->capacity = cap;
+	pfree(values);
+	pfree(isnull);
+	return true;
+
+fail:
+	for (int c = 0; c < store->natts; c++)
+	{
+		if (values[c])
+			pfree(values[c]);
+		if (isnull[c])
+			pfree(isnull[c]);
+	}
+	pfree(values);
+	pfree(isnull);
+	return false;
+}
+
+bool
+column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
+{
+	Size		row = store->nrows;
+
+	if (row == store->capacity &&
+		!column_store_reserve(store, Max(store->capacity * 2, 4096)))
+		return false;
+	slot_getallattrs(slot);
+	for (int c = 0; c < store->natts; c++)
+	{
+		store->values[c][row] = slot->tts_values[c];
+		if (slot->tts_isnull[c])
+		{
+			if (store->isnull[c] == NULL)
+			{
+				store->isnull[c] = gpusort_alloc_big(store->cxt, store->capacity);
+				if (store->isnull[c] == NULL)
+					return false;
+				memset(store->isnull[c], 0, store->capacity);
+				store->bytes += store->capacity;
+			}
+			store->isnull[c][row] = true;
+		}
+	}
+	store->nrows++;
+	return true;
+}
+
+void
+column_store_get(const ColumnStore *store, Size row, TupleTableSlot *slot)
+{
+	ExecClearTuple(slot);
+	for (int c = 0; c < store->natts; c++)
+	{
+		slot->tts_values[c] = store->values[c][row];
+		slot->tts_isnull[c] = store->isnull[c] ? store->isnull[c][row] : false;
+	}
+	ExecStoreVirtualTuple(slot);
+}
