@@ -46,7 +46,8 @@ ifeq ($(CUDA_HOME),)
 endif
 
 KERNEL_HEADERS = kernels/gpusort_kernels.h kernels/cuda_check.cuh kernels/radix_config.cuh \
-	kernels/onesweep_kernels.cuh kernels/onesweep.cuh kernels/quicksort.cuh kernels/bitonic.cuh kernels/sort_choice.cuh
+	kernels/onesweep_kernels.cuh kernels/onesweep.cuh kernels/quicksort.cuh kernels/bitonic.cuh kernels/sort_choice.cuh \
+	kernels/row_permute.cuh
 
 ifneq ($(NVCC),)
   # SASS for every architecture this nvcc builds, PTX for the newest

@@ -65,7 +65,7 @@ INSERT INTO results SELECT q, 'GpuSort', b.* FROM queries, pg_temp.bench(q, :run
 
 -- GpuSort reading a serial scan instead of Gather
 SET max_parallel_workers_per_gather = 0;
-INSERT INTO results SELECT q, 'GpuSort (no parallel workers)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n = 2;
+INSERT INTO results SELECT q, 'GpuSort (no parallel workers)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n > 0 ORDER BY n;
 RESET max_parallel_workers_per_gather;
 
 \echo '== the LIMIT query, native and GpuSort runs interleaved (7 pairs; ms)'

@@ -222,4 +222,21 @@ RESET gpusort.max_memory;
 SELECT p ->> 'Algorithm' <> 'tuplesort' AS sorted_without_tuplesort FROM explain_json('SELECT * FROM narrow ORDER BY f, i DESC') p;
 SELECT same_result('SELECT * FROM narrow ORDER BY f, i DESC', 'f, i');
 
+-- with a GPU, the rows also go through it and come back in sorted order
+-- (gpusort.gpu_reorder_min_rows); the results stay the same either way
+SET gpusort.gpu_reorder_min_rows = 0;
+SELECT same_result('SELECT * FROM g ORDER BY f DESC NULLS LAST, i', 'f, i');
+SELECT same_result('SELECT * FROM g ORDER BY tz, i LIMIT 1234', 'tz, i');
+SELECT same_result('SELECT * FROM narrow ORDER BY f, i DESC', 'f, i');
+SELECT same_result('SELECT * FROM narrow ORDER BY i DESC LIMIT 70000 OFFSET 5', 'i');
+SELECT same_result('SELECT i, a, f, d FROM g ORDER BY d, a NULLS FIRST, i', 'd, a, i');
+BEGIN;
+DECLARE r SCROLL CURSOR FOR SELECT i, t FROM g ORDER BY a DESC, i;
+FETCH 2 FROM r;
+FETCH LAST FROM r;
+FETCH BACKWARD 2 FROM r;
+FETCH ABSOLUTE 300 FROM r;
+COMMIT;
+RESET gpusort.gpu_reorder_min_rows;
+
 DROP TABLE g, empty, nulls, specials, wide, narrow;

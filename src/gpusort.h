@@ -31,6 +31,7 @@ extern int	gpusort_gpu_min_elements;
 extern bool gpusort_enabled;
 extern int	gpusort_min_rows;
 extern int	gpusort_max_memory;	/* MB */
+extern int	gpusort_gpu_reorder_min_rows;
 
 extern void gpusort_define_gucs(void);
 
@@ -49,13 +50,42 @@ typedef struct GpuSortRun
 } GpuSortRun;
 
 /*
+ * Row data that a GPU sort also puts into sorted order through the device,
+ * so that the rows are read sequentially afterwards (see
+ * gpusort_job_permute_fixed/_rows in kernels/gpusort_kernels.h).  Either
+ * fixed-size arrays (fixed_in[c] of n elements, fixed_out[c] of m) or
+ * variable-length rows (blocks, offsets; sorted_rows receives m addresses
+ * of rows copied into one buffer allocated in cxt).  done tells whether it
+ * happened; when not, nothing the caller reads has changed.
+ */
+typedef struct GpuSortReorder
+{
+	/* called once the GPU sort has succeeded, to fill in the rest; false: skip */
+	bool		(*prepare) (struct GpuSortReorder *reorder);
+	void	   *arg;			/* for prepare */
+	size_t		m;				/* the first m rows of the sorted order */
+	int			nfixed;
+	const void **fixed_in;
+	void	  **fixed_out;
+	const size_t *fixed_size;
+	int			nblocks;		/* 0: no variable-length rows */
+	const struct gpusort_row_block *blocks;
+	const uint64 *offsets;
+	size_t		store_bytes;	/* bytes in the blocks */
+	void	  **sorted_rows;
+	MemoryContext cxt;
+	bool		done;
+} GpuSortReorder;
+
+/*
  * Sort of n rows whose keys are nwords encoded 32-bit words each
  * (word-major: words[w * n + i]); writes the sorting permutation to perm.
  * Picks the GPU or the CPU path and the algorithm (gpusort.device,
  * gpusort.algorithm); never fails for lack of a GPU.  Stable except when
  * the GPU quicksort runs (rows with equal keys may then come in any order).
+ * reorder (may be NULL) asks the GPU path to put row data in order too.
  */
 extern void gpusort_sort_rows(const uint32 *words, int nwords, size_t n,
-							  uint32 *perm, GpuSortRun *run);
+							  uint32 *perm, GpuSortRun *run, GpuSortReorder *reorder);
 
 #endif

@@ -27,6 +27,7 @@
 
 #include "gpusort.h"
 #include "gpusort_node.h"
+#include "../kernels/gpusort_kernels.h"
 #include "big_alloc.h"
 #include "column_store.h"
 #include "sort_keys.h"
@@ -394,6 +395,134 @@ grow_codes(GpuSortState *state, uint64 **codes, bool **isnull, Size old, Size ca
 	return true;
 }
 
+/*
+ * Ask the GPU sort to also put the stored rows into sorted order, when
+ * there are enough of them for reading them in order to pay
+ * (gpusort.gpu_reorder_min_rows: below it the store mostly fits in the CPU
+ * caches) and memory allows a sorted copy; NULL if not.
+ */
+static bool fill_reorder(GpuSortReorder *r);
+
+static GpuSortReorder *
+prepare_reorder(GpuSortState *state, Size n, Size limit_bytes)
+{
+	GpuSortReorder *r;
+	Size		m = state->nresult;
+
+	if (n < (Size) gpusort_gpu_reorder_min_rows || m == 0 ||
+		stored_bytes(state) + m * (sizeof(void *) + sizeof(uint32)) +
+		(state->columnar ? 0 : state->store.bytes) > limit_bytes)
+		return NULL;
+	r = palloc0(sizeof(GpuSortReorder));
+	r->m = m;
+	r->cxt = state->sortcxt;
+	r->prepare = fill_reorder;
+	r->arg = state;
+	return r;
+}
+
+/* The arrays of a reorder, made only once the GPU has sorted. */
+static bool
+fill_reorder(GpuSortReorder *r)
+{
+	GpuSortState *state = (GpuSortState *) r->arg;
+	Size		n = state->columnar ? state->cols.nrows : state->store.ntuples;
+	Size		m = r->m;
+
+	if (state->columnar)
+	{
+		ColumnStore *cols = &state->cols;
+		int			c;
+
+		r->fixed_in = palloc(2 * cols->natts * sizeof(void *));
+		r->fixed_out = palloc0(2 * cols->natts * sizeof(void *));
+		r->fixed_size = palloc(2 * cols->natts * sizeof(size_t));
+		for (c = 0; c < cols->natts; c++)
+		{
+			r->fixed_in[r->nfixed] = cols->values[c];
+			((size_t *) r->fixed_size)[r->nfixed] = sizeof(Datum);
+			r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(Datum));
+			if (cols->isnull[c])
+			{
+				r->fixed_in[r->nfixed] = cols->isnull[c];
+				((size_t *) r->fixed_size)[r->nfixed] = sizeof(bool);
+				r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(bool));
+			}
+		}
+		for (c = 0; c < r->nfixed; c++)
+			if (r->fixed_out[c] == NULL)
+				return false;
+	}
+	else
+	{
+		TupleStore *store = &state->store;
+		gpusort_row_block *blocks;
+		uint64	   *offsets;
+
+		offsets = gpusort_alloc_big(state->sortcxt, n * sizeof(uint64));
+		r->offsets = offsets;
+		r->sorted_rows = gpusort_alloc_big(state->sortcxt, m * sizeof(void *));
+		if (offsets == NULL || r->sorted_rows == NULL)
+			return false;
+		tuple_store_offsets(store, offsets);
+		blocks = palloc(store->nchunks * sizeof(gpusort_row_block));
+		for (int c = 0; c < store->nchunks; c++)
+		{
+			blocks[c].base = store->chunks[c].base;
+			blocks[c].bytes = store->chunks[c].used;
+			r->store_bytes += store->chunks[c].used;
+		}
+		r->blocks = blocks;
+		r->nblocks = store->nchunks;
+	}
+	return true;
+}
+
+/* Take the rows the GPU put in order (if it did), and free what is left over. */
+static void
+finish_reorder(GpuSortState *state, GpuSortReorder *r)
+{
+	if (r->done)
+	{
+		if (state->columnar)
+		{
+			ColumnStore *cols = &state->cols;
+			int			f = 0;
+
+			for (int c = 0; c < cols->natts; c++)
+			{
+				pfree(cols->values[c]);
+				cols->values[c] = r->fixed_out[f++];
+				if (cols->isnull[c])
+				{
+					pfree(cols->isnull[c]);
+					cols->isnull[c] = r->fixed_out[f++];
+				}
+			}
+			cols->nrows = r->m;
+		}
+		else
+		{
+			tuple_store_free_rows(&state->store);
+			state->store.tuples = (MinimalTuple *) r->sorted_rows;
+			state->store.ntuples = state->store.capacity = r->m;
+			r->sorted_rows = NULL;
+		}
+		pfree(state->perm);
+		state->perm = NULL;		/* rows are in sorted order now */
+	}
+	else
+	{
+		for (int c = 0; c < r->nfixed; c++)
+			if (r->fixed_out[c])
+				pfree(r->fixed_out[c]);
+		if (r->sorted_rows)
+			pfree(r->sorted_rows);
+	}
+	if (r->offsets)
+		pfree((void *) r->offsets);
+}
+
 static void
 sort_input(GpuSortState *state)
 {
@@ -409,6 +538,7 @@ sort_input(GpuSortState *state)
 	instr_time	start;
 	MemoryContext oldcxt;
 	TopKEntry	probe;
+	GpuSortReorder *reorder;
 
 	INSTR_TIME_SET_CURRENT(start);
 	init_stores(state);
@@ -562,11 +692,14 @@ sort_input(GpuSortState *state)
 		state->fill_ms = ms_since(start);
 		CHECK_FOR_INTERRUPTS();
 
-		state->perm = gpusort_alloc_huge(Max(n, 1) * sizeof(uint32));
-		gpusort_sort_rows(words, nwords, n, state->perm, &state->run);
-		pfree(words);
-		MemoryContextSwitchTo(oldcxt);
 		state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
+		state->perm = gpusort_alloc_huge(Max(n, 1) * sizeof(uint32));
+		reorder = prepare_reorder(state, n, limit_bytes);
+		gpusort_sort_rows(words, nwords, n, state->perm, &state->run, reorder);
+		pfree(words);
+		if (reorder)
+			finish_reorder(state, reorder);
+		MemoryContextSwitchTo(oldcxt);
 	}
 	state->sorted = true;
 	state->cur = -1;
@@ -632,6 +765,16 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 
 	if (state->heap)
 		return ExecStoreMinimalTuple(state->heap[i].tuple, state->slot, false);
+	if (state->perm == NULL)
+	{
+		/* rows in sorted order (moved by the GPU): sequential reads */
+		if (state->columnar)
+		{
+			column_store_get(&state->cols, i, state->vslot);
+			return state->vslot;
+		}
+		return ExecStoreMinimalTuple(state->store.tuples[i], state->slot, false);
+	}
 	if (i < state->batch_start || i >= state->batch_start + state->batch_n)
 		load_batch(state, i, forward);
 	j = (int) (i - state->batch_start);

@@ -15,6 +15,7 @@ int			gpusort_gpu_min_elements = 32768;
 bool		gpusort_enabled = true;
 int			gpusort_min_rows = 1000;
 int			gpusort_max_memory = 8192;
+int			gpusort_gpu_reorder_min_rows = 262144;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -99,6 +100,18 @@ gpusort_define_gucs(void)
 							1, INT_MAX,
 							PGC_USERSET,
 							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.gpu_reorder_min_rows",
+							"Fewest rows for which a GPU sort also moves GpuSort's rows into sorted order.",
+							"From this many rows on, the rows go to the GPU with the keys and come "
+							"back in sorted order, so that they are handed up by sequential reads "
+							"instead of random ones; below it the rows mostly fit in the CPU caches.",
+							&gpusort_gpu_reorder_min_rows,
+							262144,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusort");

@@ -128,13 +128,55 @@ cpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 	pfree(scratch);
 }
 
+static void *
+reorder_alloc(void *arg, size_t bytes)
+{
+	return gpusort_alloc_big((MemoryContext) arg, bytes);
+}
+
+/*
+ * Put the row data of *reorder into sorted order on the device.  A failure
+ * only costs the speed-up (the permutation is already on the host), unless
+ * it leaves the CUDA context unusable.
+ */
+static gpusort_status
+gpu_reorder(gpusort_job *job, size_t n, GpuSortReorder *reorder)
+{
+	gpusort_status st = GPUSORT_OK;
+	size_t		free_bytes,
+				total_bytes,
+				need = 0;
+
+	if (!reorder->prepare(reorder))
+		return GPUSORT_OK;
+	for (int c = 0; c < reorder->nfixed; c++)
+		need = Max(need, (n + reorder->m) * reorder->fixed_size[c]);
+	if (reorder->nblocks > 0)
+		need = Max(need, gpusort_job_permute_rows_bytes(n, reorder->m, reorder->store_bytes));
+	st = gpusort_device_memory(&free_bytes, &total_bytes);
+	if (st != GPUSORT_OK || need > free_bytes)
+		return st;
+	for (int c = 0; c < reorder->nfixed && st == GPUSORT_OK; c++)
+	{
+		st = gpusort_job_permute_fixed(job, reorder->fixed_in[c], reorder->fixed_out[c],
+									   reorder->fixed_size[c], reorder->m);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (st == GPUSORT_OK && reorder->nblocks > 0)
+		st = gpusort_job_permute_rows(job, reorder->blocks, reorder->nblocks,
+									  reorder->offsets, reorder->m, reorder_alloc,
+									  reorder->cxt, reorder->sorted_rows);
+	reorder->done = st == GPUSORT_OK;
+	return st;
+}
+
 /*
  * The GPU path.  Returns false (with the job's memory freed) if the CPU
  * must take over; *failed is set if that is because something went wrong.
  */
 static bool
 gpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
-		 GpuSortRun *run, bool *failed)
+		 GpuSortRun *run, GpuSortReorder *reorder, bool *failed)
 {
 	JobGuard   *guard;
 	gpusort_status st;
@@ -166,6 +208,16 @@ gpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 	CHECK_FOR_INTERRUPTS();
 	if (st == GPUSORT_OK)
 		st = gpusort_job_download(guard->job, perm, NULL);
+	if (st == GPUSORT_OK && reorder != NULL)
+	{
+		gpusort_status rst = gpu_reorder(guard->job, n, reorder);
+
+		if (rst == GPUSORT_ERR_CUDA_STICKY)
+			st = rst;
+		else if (rst != GPUSORT_OK)
+			elog(DEBUG1, "gpusort: rows not reordered on the GPU: %s: %s",
+				 gpusort_status_message(rst), gpusort_error_detail());
+	}
 	if (st == GPUSORT_OK)
 	{
 		gpusort_job_timing(guard->job, &timing);
@@ -204,7 +256,7 @@ gpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 
 void
 gpusort_sort_rows(const uint32 *words, int nwords, size_t n, uint32 *perm,
-				  GpuSortRun *run)
+				  GpuSortRun *run, GpuSortReorder *reorder)
 {
 	const char *why_not = NULL;
 	bool		failed = false;
@@ -239,7 +291,9 @@ gpusort_sort_rows(const uint32 *words, int nwords, size_t n, uint32 *perm,
 	{
 		run->reason = gpusort_device == GPUSORT_DEVICE_GPU ? "gpusort.device = gpu" :
 			forced ? "gpusort.algorithm names a GPU sort" : "at least gpusort.gpu_min_elements rows";
-		if (gpu_sort(words, nwords, n, perm, run, &failed))
+		if (reorder)
+			reorder->done = false;
+		if (gpu_sort(words, nwords, n, perm, run, reorder, &failed))
 		{
 			elog(DEBUG1, "gpusort: sorted %zu rows on %s (%s) with %s (%s), %d passes",
 				 n, run->device_name, run->reason, run->algorithm, run->algorithm_why,
