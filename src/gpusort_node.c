@@ -925,6 +925,7 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	List	   *context;
 	List	   *keys = NIL;
 	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		show_times;
 
 	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
 	for (int k = 0; k < state->nkeys; k++)
@@ -953,6 +954,14 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (!es->analyze || !state->sorted)
 		return;
+
+	/*
+	 * The phase times are the node's own clock readings (a few per sort, not
+	 * per row), so they are shown with TIMING OFF too -- then they are not
+	 * inflated by per-row timing of the plan below -- unless SUMMARY OFF asks
+	 * for output without run-to-run variation.
+	 */
+	show_times = es->timing || es->summary;
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		ExplainPropertyText(state->run.on_gpu ? "GPU" : "Device",
@@ -962,7 +971,7 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Why", state->run.reason, es);
 		if (state->run.algorithm_why[0])
 			ExplainPropertyText("Algorithm Why", state->run.algorithm_why, es);
-		if (es->timing)
+		if (show_times)
 			ExplainPropertyText("Time",
 								psprintf("fill %.3f ms, to device %.3f ms, sort %.3f ms, from device %.3f ms, emit %.3f ms",
 										 state->fill_ms, state->run.to_device_ms,
@@ -977,7 +986,7 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Why", state->run.reason, es);
 		ExplainPropertyText("Algorithm Why", state->run.algorithm_why, es);
 		ExplainPropertyInteger("Rows Sorted", NULL, (int64) state->rows_in, es);
-		if (es->timing)
+		if (show_times)
 		{
 			ExplainPropertyFloat("Fill Time", "ms", state->fill_ms, 3, es);
 			ExplainPropertyFloat("To Device Time", "ms", state->run.to_device_ms, 3, es);
