@@ -150,37 +150,13 @@ gpusort_status gpusort_job_download(gpusort_job *job, uint32_t *perm,
 
 /*
  * After a sort: put the first m rows' data into sorted order through the
- * device (row data goes up, is gathered there, and comes back in order).
- *
+ * device (row data goes up, is gathered there, and comes back in order):
  * gpusort_job_permute_fixed: in holds n elements of elem_size bytes (1,
- * 2, 4 or 8); out[i] (i < m) receives in[perm[i]].
- *
- * gpusort_job_permute_rows: variable-length rows, each starting with its
- * 32-bit length and 8-byte aligned (PostgreSQL MinimalTuples), held in
- * nblocks host blocks; row r starts at byte offsets[r] (8-byte aligned) of
- * the blocks laid end to end.  The first m rows in sorted order are
- * written back to back into one buffer from alloc(alloc_arg, bytes)
- * (NULL from alloc: GPUSORT_ERR_OUT_OF_MEMORY, nothing changed), and
- * sorted_rows[i] (i < m) receives the address of the i-th of them.
- * Uploads count as to-device time, the rest as from-device time.
+ * 2, 4 or 8); out[i] (i < m) receives in[perm[i]].  The upload counts as
+ * to-device time, the rest as from-device time.
  */
-typedef struct gpusort_row_block
-{
-	const void *base;
-	size_t		bytes;
-} gpusort_row_block;
-
 gpusort_status gpusort_job_permute_fixed(gpusort_job *job, const void *in, void *out,
 										 size_t elem_size, size_t m);
-gpusort_status gpusort_job_permute_rows(gpusort_job *job,
-										const gpusort_row_block *blocks, int nblocks,
-										const uint64_t *offsets, size_t m,
-										void *(*alloc) (void *alloc_arg, size_t bytes),
-										void *alloc_arg, void **sorted_rows);
-
-/* Device memory gpusort_job_permute_rows needs beyond the job's own. */
-size_t		gpusort_job_permute_rows_bytes(size_t n, size_t m, size_t store_bytes);
-
 void		gpusort_job_timing(const gpusort_job *job, gpusort_timing *timing);
 
 void		gpusort_job_destroy(gpusort_job *job);

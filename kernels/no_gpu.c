@@ -109,32 +109,6 @@ gpusort_job_permute_fixed(gpusort_job *job, const void *in, void *out, size_t el
 	return GPUSORT_ERR_NO_DEVICE;
 }
 
-gpusort_status
-gpusort_job_permute_rows(gpusort_job *job, const gpusort_row_block *blocks, int nblocks,
-						 const uint64_t *offsets, size_t m,
-						 void *(*alloc) (void *alloc_arg, size_t bytes),
-						 void *alloc_arg, void **sorted_rows)
-{
-	(void) job;
-	(void) blocks;
-	(void) nblocks;
-	(void) offsets;
-	(void) m;
-	(void) alloc;
-	(void) alloc_arg;
-	(void) sorted_rows;
-	return GPUSORT_ERR_NO_DEVICE;
-}
-
-size_t
-gpusort_job_permute_rows_bytes(size_t n, size_t m, size_t store_bytes)
-{
-	(void) n;
-	(void) m;
-	(void) store_bytes;
-	return 0;
-}
-
 void
 gpusort_job_timing(const gpusort_job *job, gpusort_timing *timing)
 {

@@ -358,7 +358,7 @@ gpusort_job_download(gpusort_job *job, uint32_t *perm, uint32_t *keys)
 /* Device buffers of one permute call, freed however the call ends. */
 struct DeviceBuffers
 {
-	void	   *p[6] = {};
+	void	   *p[2] = {};
 
 	template <typename T>
 	cudaError_t alloc(int i, T **out, size_t bytes)
@@ -418,99 +418,6 @@ gpusort_job_permute_fixed(gpusort_job *job, const void *in, void *out, size_t el
 			return permute_fixed(job, (const uint64_t *) in, (uint64_t *) out, m);
 	}
 	return GPUSORT_ERR_INVALID_ARGUMENT;
-}
-
-size_t
-gpusort_job_permute_rows_bytes(size_t n, size_t m, size_t store_bytes)
-{
-	return 2 * store_bytes + n * sizeof(uint64_t) + m * (sizeof(uint32_t) + sizeof(uint64_t));
-}
-
-gpusort_status
-gpusort_job_permute_rows(gpusort_job *job, const gpusort_row_block *blocks, int nblocks,
-						 const uint64_t *offsets, size_t m,
-						 void *(*alloc) (void *alloc_arg, size_t bytes),
-						 void *alloc_arg, void **sorted_rows)
-{
-	DeviceBuffers buf;
-	unsigned char *d_store,
-			   *d_out;
-	uint64_t   *d_offsets,
-			   *d_dst;
-	uint32_t   *d_lens,
-			   *lens;
-	size_t		store_bytes = 0,
-				out_bytes = 0,
-				at = 0;
-	unsigned char *out;
-	double		t0 = now_ms(),
-				t1;
-	int			copy_blocks;
-
-	if (job->cur < 0 || m > job->n)
-		return job->n == 0 ? GPUSORT_OK : GPUSORT_ERR_INVALID_ARGUMENT;
-	if (m == 0)
-		return GPUSORT_OK;
-	for (int b = 0; b < nblocks; b++)
-		store_bytes += blocks[b].bytes;
-
-	/* the store and the row offsets up */
-	CUDA_TRY(buf.alloc(0, &d_store, store_bytes));
-	CUDA_TRY(buf.alloc(1, &d_offsets, job->n * sizeof(uint64_t)));
-	CUDA_TRY(buf.alloc(2, &d_lens, m * sizeof(uint32_t)));
-	CUDA_TRY(buf.alloc(3, &d_dst, m * sizeof(uint64_t)));
-	for (int b = 0; b < nblocks; b++)
-	{
-		CUDA_TRY(cudaMemcpy(d_store + at, blocks[b].base, blocks[b].bytes,
-							cudaMemcpyHostToDevice));
-		at += blocks[b].bytes;
-	}
-	CUDA_TRY(cudaMemcpy(d_offsets, offsets, job->n * sizeof(uint64_t), cudaMemcpyHostToDevice));
-	t1 = now_ms();
-	job->timing.to_device_ms += t1 - t0;
-
-	/* the sorted rows' lengths down; their places in one buffer */
-	sorted_row_bytes_kernel<<<grid_for_stride_loop(m), BLOCK_THREADS>>>(
-		d_store, d_offsets, job->d_vals[job->cur], d_lens, m);
-	CUDA_TRY_LAUNCH("sorted_row_bytes_kernel");
-	lens = (uint32_t *) malloc(m * sizeof(uint32_t));
-	if (lens == NULL)
-		return GPUSORT_ERR_OUT_OF_MEMORY;
-	{
-		cudaError_t err = cudaMemcpy(lens, d_lens, m * sizeof(uint32_t), cudaMemcpyDeviceToHost);
-
-		if (err != cudaSuccess)
-		{
-			free(lens);
-			return gpusort_from_cuda(err, "cudaMemcpy(lens)");
-		}
-	}
-	for (size_t i = 0; i < m; i++)
-		out_bytes += lens[i];
-	out = (unsigned char *) alloc(alloc_arg, out_bytes);
-	if (out == NULL)
-	{
-		free(lens);
-		return GPUSORT_ERR_OUT_OF_MEMORY;
-	}
-	at = 0;
-	for (size_t i = 0; i < m; i++)
-	{
-		sorted_rows[i] = out + at;
-		at += lens[i];
-	}
-	free(lens);
-
-	/* rows copied into sorted order on the device, and down */
-	CUDA_TRY(buf.alloc(4, &d_out, out_bytes));
-	CUDA_TRY(cudaMemcpy(d_dst, sorted_rows, m * sizeof(uint64_t), cudaMemcpyHostToDevice));
-	copy_blocks = (int) std::min<size_t>((m + BLOCK_THREADS / 32 - 1) / (BLOCK_THREADS / 32), 65536);
-	copy_rows_kernel<<<copy_blocks, BLOCK_THREADS>>>(d_store, d_offsets, job->d_vals[job->cur],
-													 d_dst, (uint64_t) (uintptr_t) out, d_out, m);
-	CUDA_TRY_LAUNCH("copy_rows_kernel");
-	CUDA_TRY(cudaMemcpy(out, d_out, out_bytes, cudaMemcpyDeviceToHost));
-	job->timing.from_device_ms += now_ms() - t1;
-	return GPUSORT_OK;
 }
 
 void

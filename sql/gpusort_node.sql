@@ -222,8 +222,8 @@ RESET gpusort.max_memory;
 SELECT p ->> 'Algorithm' <> 'tuplesort' AS sorted_without_tuplesort FROM explain_json('SELECT * FROM narrow ORDER BY f, i DESC') p;
 SELECT same_result('SELECT * FROM narrow ORDER BY f, i DESC', 'f, i');
 
--- with a GPU, the rows also go through it and come back in sorted order
--- (gpusort.gpu_reorder_min_rows); the results stay the same either way
+-- with a GPU, rows kept column-wise also go through it and come back in
+-- sorted order (gpusort.gpu_reorder_min_rows); results stay the same
 SET gpusort.gpu_reorder_min_rows = 0;
 SELECT same_result('SELECT * FROM g ORDER BY f DESC NULLS LAST, i', 'f, i');
 SELECT same_result('SELECT * FROM g ORDER BY tz, i LIMIT 1234', 'tz, i');

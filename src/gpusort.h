@@ -50,13 +50,11 @@ typedef struct GpuSortRun
 } GpuSortRun;
 
 /*
- * Row data that a GPU sort also puts into sorted order through the device,
- * so that the rows are read sequentially afterwards (see
- * gpusort_job_permute_fixed/_rows in kernels/gpusort_kernels.h).  Either
- * fixed-size arrays (fixed_in[c] of n elements, fixed_out[c] of m) or
- * variable-length rows (blocks, offsets; sorted_rows receives m addresses
- * of rows copied into one buffer allocated in cxt).  done tells whether it
- * happened; when not, nothing the caller reads has changed.
+ * Column arrays that a GPU sort also puts into sorted order through the
+ * device, so that the rows are read sequentially afterwards (see
+ * gpusort_job_permute_fixed in kernels/gpusort_kernels.h): fixed_in[c] of
+ * n elements into fixed_out[c] of m.  done tells whether it happened; when
+ * not, nothing the caller reads has changed.
  */
 typedef struct GpuSortReorder
 {
@@ -68,12 +66,6 @@ typedef struct GpuSortReorder
 	const void **fixed_in;
 	void	  **fixed_out;
 	const size_t *fixed_size;
-	int			nblocks;		/* 0: no variable-length rows */
-	const struct gpusort_row_block *blocks;
-	const uint64 *offsets;
-	size_t		store_bytes;	/* bytes in the blocks */
-	void	  **sorted_rows;
-	MemoryContext cxt;
 	bool		done;
 } GpuSortReorder;
 

@@ -395,27 +395,29 @@ grow_codes(GpuSortState *state, uint64 **codes, bool **isnull, Size old, Size ca
 	return true;
 }
 
-/*
- * Ask the GPU sort to also put the stored rows into sorted order, when
- * there are enough of them for reading them in order to pay
- * (gpusort.gpu_reorder_min_rows: below it the store mostly fits in the CPU
- * caches) and memory allows a sorted copy; NULL if not.
- */
 static bool fill_reorder(GpuSortReorder *r);
 
+/*
+ * Ask the GPU sort to also put a column store into sorted order (its
+ * columns go up with the keys and come back gathered: a few bytes per row
+ * each way instead of a random read per row and column when the rows are
+ * handed up), when there are enough rows for that to pay
+ * (gpusort.gpu_reorder_min_rows: below it the columns mostly fit in the
+ * CPU caches) and memory allows a sorted copy; NULL if not.  Rows of a
+ * tuple store stay where they are: moving them through the device costs
+ * more than their random reads save (bench/results).
+ */
 static GpuSortReorder *
 prepare_reorder(GpuSortState *state, Size n, Size limit_bytes)
 {
 	GpuSortReorder *r;
 	Size		m = state->nresult;
 
-	if (n < (Size) gpusort_gpu_reorder_min_rows || m == 0 ||
-		stored_bytes(state) + m * (sizeof(void *) + sizeof(uint32)) +
-		(state->columnar ? 0 : state->store.bytes) > limit_bytes)
+	if (!state->columnar || n < (Size) gpusort_gpu_reorder_min_rows || m == 0 ||
+		stored_bytes(state) * 2 > limit_bytes)
 		return NULL;
 	r = palloc0(sizeof(GpuSortReorder));
 	r->m = m;
-	r->cxt = state->sortcxt;
 	r->prepare = fill_reorder;
 	r->arg = state;
 	return r;
@@ -426,88 +428,52 @@ static bool
 fill_reorder(GpuSortReorder *r)
 {
 	GpuSortState *state = (GpuSortState *) r->arg;
-	Size		n = state->columnar ? state->cols.nrows : state->store.ntuples;
+	ColumnStore *cols = &state->cols;
 	Size		m = r->m;
+	int			c;
 
-	if (state->columnar)
+	r->fixed_in = palloc(2 * cols->natts * sizeof(void *));
+	r->fixed_out = palloc0(2 * cols->natts * sizeof(void *));
+	r->fixed_size = palloc(2 * cols->natts * sizeof(size_t));
+	for (c = 0; c < cols->natts; c++)
 	{
-		ColumnStore *cols = &state->cols;
-		int			c;
-
-		r->fixed_in = palloc(2 * cols->natts * sizeof(void *));
-		r->fixed_out = palloc0(2 * cols->natts * sizeof(void *));
-		r->fixed_size = palloc(2 * cols->natts * sizeof(size_t));
-		for (c = 0; c < cols->natts; c++)
+		r->fixed_in[r->nfixed] = cols->values[c];
+		((size_t *) r->fixed_size)[r->nfixed] = sizeof(Datum);
+		r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(Datum));
+		if (cols->isnull[c])
 		{
-			r->fixed_in[r->nfixed] = cols->values[c];
-			((size_t *) r->fixed_size)[r->nfixed] = sizeof(Datum);
-			r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(Datum));
-			if (cols->isnull[c])
-			{
-				r->fixed_in[r->nfixed] = cols->isnull[c];
-				((size_t *) r->fixed_size)[r->nfixed] = sizeof(bool);
-				r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(bool));
-			}
+			r->fixed_in[r->nfixed] = cols->isnull[c];
+			((size_t *) r->fixed_size)[r->nfixed] = sizeof(bool);
+			r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(bool));
 		}
-		for (c = 0; c < r->nfixed; c++)
-			if (r->fixed_out[c] == NULL)
-				return false;
 	}
-	else
-	{
-		TupleStore *store = &state->store;
-		gpusort_row_block *blocks;
-		uint64	   *offsets;
-
-		offsets = gpusort_alloc_big(state->sortcxt, n * sizeof(uint64));
-		r->offsets = offsets;
-		r->sorted_rows = gpusort_alloc_big(state->sortcxt, m * sizeof(void *));
-		if (offsets == NULL || r->sorted_rows == NULL)
+	for (c = 0; c < r->nfixed; c++)
+		if (r->fixed_out[c] == NULL)
 			return false;
-		tuple_store_offsets(store, offsets);
-		blocks = palloc(store->nchunks * sizeof(gpusort_row_block));
-		for (int c = 0; c < store->nchunks; c++)
-		{
-			blocks[c].base = store->chunks[c].base;
-			blocks[c].bytes = store->chunks[c].used;
-			r->store_bytes += store->chunks[c].used;
-		}
-		r->blocks = blocks;
-		r->nblocks = store->nchunks;
-	}
 	return true;
 }
 
-/* Take the rows the GPU put in order (if it did), and free what is left over. */
+/* Take the columns the GPU put in order (if it did), and free what is left over. */
 static void
 finish_reorder(GpuSortState *state, GpuSortReorder *r)
 {
+	ColumnStore *cols = &state->cols;
+
 	if (r->done)
 	{
-		if (state->columnar)
-		{
-			ColumnStore *cols = &state->cols;
-			int			f = 0;
+		int			f = 0;
 
-			for (int c = 0; c < cols->natts; c++)
-			{
-				pfree(cols->values[c]);
-				cols->values[c] = r->fixed_out[f++];
-				if (cols->isnull[c])
-				{
-					pfree(cols->isnull[c]);
-					cols->isnull[c] = r->fixed_out[f++];
-				}
-			}
-			cols->nrows = r->m;
-		}
-		else
+		for (int c = 0; c < cols->natts; c++)
 		{
-			tuple_store_free_rows(&state->store);
-			state->store.tuples = (MinimalTuple *) r->sorted_rows;
-			state->store.ntuples = state->store.capacity = r->m;
-			r->sorted_rows = NULL;
+			pfree(cols->values[c]);
+			cols->values[c] = r->fixed_out[f++];
+			if (cols->isnull[c])
+			{
+				pfree(cols->isnull[c]);
+				cols->isnull[c] = r->fixed_out[f++];
+			}
 		}
+		cols->nrows = r->m;
 		pfree(state->perm);
 		state->perm = NULL;		/* rows are in sorted order now */
 	}
@@ -516,11 +482,7 @@ finish_reorder(GpuSortState *state, GpuSortReorder *r)
 		for (int c = 0; c < r->nfixed; c++)
 			if (r->fixed_out[c])
 				pfree(r->fixed_out[c]);
-		if (r->sorted_rows)
-			pfree(r->sorted_rows);
 	}
-	if (r->offsets)
-		pfree((void *) r->offsets);
 }
 
 static void

@@ -128,12 +128,6 @@ cpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 	pfree(scratch);
 }
 
-static void *
-reorder_alloc(void *arg, size_t bytes)
-{
-	return gpusort_alloc_big((MemoryContext) arg, bytes);
-}
-
 /*
  * Put the row data of *reorder into sorted order on the device.  A failure
  * only costs the speed-up (the permutation is already on the host), unless
@@ -151,8 +145,6 @@ gpu_reorder(gpusort_job *job, size_t n, GpuSortReorder *reorder)
 		return GPUSORT_OK;
 	for (int c = 0; c < reorder->nfixed; c++)
 		need = Max(need, (n + reorder->m) * reorder->fixed_size[c]);
-	if (reorder->nblocks > 0)
-		need = Max(need, gpusort_job_permute_rows_bytes(n, reorder->m, reorder->store_bytes));
 	st = gpusort_device_memory(&free_bytes, &total_bytes);
 	if (st != GPUSORT_OK || need > free_bytes)
 		return st;
@@ -162,10 +154,6 @@ gpu_reorder(gpusort_job *job, size_t n, GpuSortReorder *reorder)
 									   reorder->fixed_size[c], reorder->m);
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (st == GPUSORT_OK && reorder->nblocks > 0)
-		st = gpusort_job_permute_rows(job, reorder->blocks, reorder->nblocks,
-									  reorder->offsets, reorder->m, reorder_alloc,
-									  reorder->cxt, reorder->sorted_rows);
 	reorder->done = st == GPUSORT_OK;
 	return st;
 }

@@ -60,31 +60,9 @@ reserve(TupleStore *store, Size len)
 			Min(store->chunk_size * 2, MAX_CHUNK_SIZE);
 
 		size = Max(size, len);
-		if (store->nchunks == store->maxchunks)
-		{
-			int			newmax = Max(16, store->maxchunks * 2);
-			TupleChunk *grown = MemoryContextAllocExtended(store->cxt,
-														   newmax * sizeof(TupleChunk),
-														   MCXT_ALLOC_NO_OOM);
-
-			if (grown == NULL)
-				return NULL;
-			if (store->chunks)
-			{
-				memcpy(grown, store->chunks, store->nchunks * sizeof(TupleChunk));
-				pfree(store->chunks);
-			}
-			store->chunks = grown;
-			store->maxchunks = newmax;
-		}
-		if (store->nchunks > 0)
-			store->chunks[store->nchunks - 1].used = store->chunk_used;
 		store->chunk = gpusort_alloc_big(store->cxt, size);
 		if (store->chunk == NULL)
 			return NULL;
-		store->chunks[store->nchunks].base = store->chunk;
-		store->chunks[store->nchunks].used = 0;
-		store->nchunks++;
 		store->chunk_size = size;
 		store->chunk_used = 0;
 		store->bytes += size;
@@ -138,40 +116,4 @@ tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot)
 			pfree(mtup);
 	}
 	return ok;
-}
-
-void
-tuple_store_offsets(TupleStore *store, uint64 *offsets)
-{
-	int			c = 0;
-	uint64		before = 0;		/* bytes in the chunks before chunk c */
-
-	if (store->nchunks > 0)
-		store->chunks[store->nchunks - 1].used = store->chunk_used;
-	for (Size i = 0; i < store->ntuples; i++)
-	{
-		char	   *t = (char *) store->tuples[i];
-
-		/* tuples were appended in order: each lies in the chunk of the last or a later one */
-		while (t < store->chunks[c].base || t >= store->chunks[c].base + store->chunks[c].used)
-			before += store->chunks[c++].used;
-		offsets[i] = before + (t - store->chunks[c].base);
-	}
-}
-
-void
-tuple_store_free_rows(TupleStore *store)
-{
-	for (int c = 0; c < store->nchunks; c++)
-		pfree(store->chunks[c].base);
-	if (store->chunks)
-		pfree(store->chunks);
-	if (store->tuples)
-		pfree(store->tuples);
-	store->chunks = NULL;
-	store->nchunks = store->maxchunks = 0;
-	store->chunk = NULL;
-	store->chunk_used = store->chunk_size = 0;
-	store->tuples = NULL;
-	store->ntuples = store->capacity = 0;
 }

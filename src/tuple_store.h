@@ -10,22 +10,12 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 
-/* A chunk of back-to-back tuples. */
-typedef struct TupleChunk
-{
-	char	   *base;
-	Size		used;
-} TupleChunk;
-
 typedef struct TupleStore
 {
 	MemoryContext cxt;			/* everything below lives here */
 	char	   *chunk;			/* current chunk */
 	Size		chunk_used;
 	Size		chunk_size;
-	TupleChunk *chunks;			/* every chunk, in order; the last one's used is chunk_used */
-	int			nchunks;
-	int			maxchunks;
 	MinimalTuple *tuples;		/* row number -> tuple */
 	Size		ntuples;
 	Size		capacity;
@@ -39,11 +29,5 @@ extern bool tuple_store_reserve(TupleStore *store, Size rows);
 
 /* Copy a slot's row into the store, with as few copies as its type allows. */
 extern bool tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot);
-
-/* Byte offset of every tuple in the chunks laid end to end (ntuples of them). */
-extern void tuple_store_offsets(TupleStore *store, uint64 *offsets);
-
-/* Free the chunks and the index (after the tuples were copied elsewhere). */
-extern void tuple_store_free_rows(TupleStore *store);
 
 #endif
