@@ -2,8 +2,10 @@
 # bench/order_by.sh -- GpuSort vs PostgreSQL's Sort on a scratch cluster:
 # the ORDER BY queries of bench/order_by.sql at ROWS rows (default 10M),
 # median of RUNS runs (default 3), and the small-input sweep of
-# bench/min_rows.sql.  Writes markdown to bench/results/ (or $OUT).
-#   ROWS=50000000 RUNS=1 bash bench/order_by.sh
+# bench/min_rows.sql (MIN_ROWS_SWEEP=0 skips it).  EXTRA_CONFIGS=0 skips
+# the GpuSort runs over a serial scan and without the column reorder.
+# Writes markdown to bench/results/ (or $OUT).
+#   ROWS=50000000 RUNS=1 EXTRA_CONFIGS=0 MIN_ROWS_SWEEP=0 bash bench/order_by.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash test/setup.sh >/dev/null
@@ -23,7 +25,7 @@ file="$out/order_by-${ROWS}.md"
 	echo "\`ROWS=$ROWS RUNS=$RUNS bash bench/order_by.sh\`; PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'), default settings"
 	echo "(2 parallel workers, work_mem 4MB) unless stated; median of $RUNS EXPLAIN ANALYZE (TIMING OFF) runs."
 	echo
-	"${psql[@]}" -v rows="$ROWS" -v runs="$RUNS" --pset=format=aligned -f bench/order_by.sql
+	"${psql[@]}" -v rows="$ROWS" -v runs="$RUNS" -v extra="${EXTRA_CONFIGS:-1}" --pset=format=aligned -f bench/order_by.sql
 	if [ "${MIN_ROWS_SWEEP:-1}" = 1 ]; then
 		echo
 		"${psql[@]}" --pset=format=aligned -f bench/min_rows.sql

@@ -1,6 +1,7 @@
 -- bench/order_by.sql -- native Sort vs GpuSort on a table like
 -- (i int4, f float4, s int4, id int8, pad text), about 80-byte rows.
--- Run by bench/order_by.sh; psql variables: rows, runs.
+-- Run by bench/order_by.sh; psql variables: rows, runs, extra (1: also
+-- GpuSort over a serial scan and without the column reorder).
 \set ON_ERROR_STOP on
 \pset footer off
 SET client_min_messages = warning;
@@ -63,6 +64,7 @@ RESET work_mem;
 SET gpusort.enabled = on;
 INSERT INTO results SELECT q, 'GpuSort', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n > 0 ORDER BY n;
 
+\if :extra
 -- GpuSort reading a serial scan instead of Gather
 SET max_parallel_workers_per_gather = 0;
 INSERT INTO results SELECT q, 'GpuSort (no parallel workers)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n > 0 ORDER BY n;
@@ -75,6 +77,7 @@ SET max_parallel_workers_per_gather = 0;
 INSERT INTO results SELECT q, 'GpuSort (rows not reordered, no parallel workers)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
 RESET max_parallel_workers_per_gather;
 RESET gpusort.gpu_reorder_min_rows;
+\endif
 
 \echo '== the LIMIT query, native and GpuSort runs interleaved (7 pairs; ms)'
 CREATE TEMP TABLE ab (k int, native_ms numeric, gpusort_ms numeric);
