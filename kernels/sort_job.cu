@@ -71,16 +71,6 @@ chunk_keys_kernel(const uint32_t *__restrict__ words, size_t n, int first_word,
 	}
 }
 
-/* out[i] = words[perm[i]] */
-__global__ void
-gather_kernel(const uint32_t *__restrict__ words, const uint32_t *__restrict__ perm,
-			  uint32_t *__restrict__ out, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-		 i += (size_t) gridDim.x * blockDim.x)
-		out[i] = words[perm[i]];
-}
-
 /* ---- host side -------------------------------------------------------- */
 
 static int
@@ -344,9 +334,9 @@ gpusort_job_download(gpusort_job *job, uint32_t *perm, uint32_t *keys)
 		/* word 0 of the rows in sorted order, into the spare key buffer */
 		uint32_t   *spare = (uint32_t *) job->d_keys[job->cur ^ 1];
 
-		gather_kernel<<<grid_for_stride_loop(job->n), BLOCK_THREADS>>>(
+		permute_fixed_kernel<uint32_t><<<grid_for_stride_loop(job->n), BLOCK_THREADS>>>(
 			job->d_words, job->d_vals[job->cur], spare, job->n);
-		CUDA_TRY_LAUNCH("gather_kernel");
+		CUDA_TRY_LAUNCH("permute_fixed_kernel");
 		CUDA_TRY(cudaMemcpy(keys, spare, job->n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
 	}
 	job->timing.from_device_ms += now_ms() - t0;
