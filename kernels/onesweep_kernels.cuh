@@ -46,6 +46,33 @@ struct digit_plan
 	int			bits[RADIX_MAX_PASSES];
 };
 
+/*
+ * Merge a warp's range of keys into [*mn, *mx]: the lanes' lo/hi are reduced
+ * across the warp, and lane 0 applies them with atomics (32- or 64-bit).
+ */
+template <typename K>
+__device__ __forceinline__ void
+warp_merge_range(K *mn, K *mx, K lo, K hi)
+{
+	for (int o = 16; o > 0; o >>= 1)
+	{
+		lo = min(lo, (K) __shfl_xor_sync(0xffffffffu, lo, o));
+		hi = max(hi, (K) __shfl_xor_sync(0xffffffffu, hi, o));
+	}
+	if ((threadIdx.x & 31) != 0)
+		return;
+	if constexpr (sizeof(K) == 8)
+	{
+		atomicMin((unsigned long long *) mn, (unsigned long long) lo);
+		atomicMax((unsigned long long *) mx, (unsigned long long) hi);
+	}
+	else
+	{
+		atomicMin((unsigned int *) mn, (unsigned int) lo);
+		atomicMax((unsigned int *) mx, (unsigned int) hi);
+	}
+}
+
 template <typename K>
 __device__ __forceinline__ uint32_t
 digit_of(K key, K kmin, int shift, uint32_t mask)
@@ -114,21 +141,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	}
 
 	if (range)
-	{
-		unsigned long long l = lo,
-					h = hi;
-
-		for (int o = 16; o > 0; o >>= 1)
-		{
-			l = min(l, __shfl_xor_sync(0xffffffffu, l, o));
-			h = max(h, __shfl_xor_sync(0xffffffffu, h, o));
-		}
-		if ((threadIdx.x & 31) == 0)
-		{
-			atomicMin(&range[0], l);
-			atomicMax(&range[1], h);
-		}
-	}
+		warp_merge_range<unsigned long long>(&range[0], &range[1], lo, hi);
 	__syncthreads();
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
 		if (sh[i])

@@ -66,40 +66,6 @@ warp_exclusive_scan(uint32_t *x, int lane)
 	return __shfl_sync(0xffffffffu, incl, 31);
 }
 
-template <typename K>
-__device__ __forceinline__ void
-atomic_min_max(K *mn, K *mx, K lo, K hi)
-{
-	if (sizeof(K) == 8)
-	{
-		atomicMin((unsigned long long *) mn, (unsigned long long) lo);
-		atomicMax((unsigned long long *) mx, (unsigned long long) hi);
-	}
-	else
-	{
-		atomicMin((unsigned int *) mn, (unsigned int) lo);
-		atomicMax((unsigned int *) mx, (unsigned int) hi);
-	}
-}
-
-template <typename K>
-__device__ __forceinline__ K
-warp_min(K x)
-{
-	for (int o = 16; o > 0; o >>= 1)
-		x = min(x, (K) __shfl_xor_sync(0xffffffffu, x, o));
-	return x;
-}
-
-template <typename K>
-__device__ __forceinline__ K
-warp_max(K x)
-{
-	for (int o = 16; o > 0; o >>= 1)
-		x = max(x, (K) __shfl_xor_sync(0xffffffffu, x, o));
-	return x;
-}
-
 /* Phase one: a block partitions its section of a shared sequence. */
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
@@ -182,15 +148,8 @@ qs_partition_kernel(const qs_task *tasks, qs_seq<K> *seqs, const K *__restrict__
 			}
 		__syncthreads();
 	}
-	lmin = warp_min(lmin);
-	lmax = warp_max(lmax);
-	rmin = warp_min(rmin);
-	rmax = warp_max(rmax);
-	if (lane == 0)
-	{
-		atomic_min_max(&sq->lmin, &sq->lmax, lmin, lmax);
-		atomic_min_max(&sq->rmin, &sq->rmax, rmin, rmax);
-	}
+	warp_merge_range(&sq->lmin, &sq->lmax, lmin, lmax);
+	warp_merge_range(&sq->rmin, &sq->rmax, rmin, rmax);
 }
 
 template <typename K>

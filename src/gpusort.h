@@ -65,7 +65,7 @@ typedef struct GpuSortReorder
 	int			nfixed;
 	const void **fixed_in;
 	void	  **fixed_out;
-	const size_t *fixed_size;
+	size_t	   *fixed_size;
 	bool		done;
 } GpuSortReorder;
 

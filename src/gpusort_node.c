@@ -75,7 +75,7 @@ typedef struct GpuSortState
 	bool		columnar;		/* rows in cols (all columns by value), not store */
 	TupleStore	store;
 	ColumnStore cols;
-	uint32	   *perm;			/* NULL: rows are in store order */
+	uint32	   *perm;			/* NULL: the column store is in sorted order */
 	Size		nresult;		/* rows to hand up */
 	int64		cur;			/* last row handed up: -1 before, nresult after */
 	int64		mark;
@@ -438,12 +438,12 @@ fill_reorder(GpuSortReorder *r)
 	for (c = 0; c < cols->natts; c++)
 	{
 		r->fixed_in[r->nfixed] = cols->values[c];
-		((size_t *) r->fixed_size)[r->nfixed] = sizeof(Datum);
+		r->fixed_size[r->nfixed] = sizeof(Datum);
 		r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(Datum));
 		if (cols->isnull[c])
 		{
 			r->fixed_in[r->nfixed] = cols->isnull[c];
-			((size_t *) r->fixed_size)[r->nfixed] = sizeof(bool);
+			r->fixed_size[r->nfixed] = sizeof(bool);
 			r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(bool));
 		}
 	}
@@ -560,16 +560,16 @@ sort_input(GpuSortState *state)
 				start_tuplesort(state, "out of memory for sort keys", slot);
 				continue;
 			}
+			/* the row store starts at the same size (it grows by itself if this fails) */
+			if (cap == 0)
+				(void) (state->columnar ? column_store_reserve(&state->cols, newcap) :
+						tuple_store_reserve(&state->store, newcap));
 			cap = newcap;
 		}
 		{
 			bool		over = stored_bytes(state) +
 				n * state->nkeys * (sizeof(uint64) + sizeof(bool)) > limit_bytes;
 
-			if (!over && state->columnar && n == 0 && !state->cols.capacity)
-				(void) column_store_reserve(&state->cols, cap);
-			else if (!over && !state->columnar && n == 0)
-				(void) tuple_store_reserve(&state->store, cap);
 			if (over || !(state->columnar ?
 						  column_store_add_slot(&state->cols, slot) :
 						  tuple_store_add_slot(&state->store, slot)))
@@ -669,13 +669,6 @@ sort_input(GpuSortState *state)
 	INSTR_TIME_SET_CURRENT(state->emit_start);
 }
 
-/* Store row number of sorted position i. */
-static inline Size
-row_number(const GpuSortState *state, int64 i)
-{
-	return state->perm ? state->perm[i] : (Size) i;
-}
-
 /*
  * Look up the rows of the batch of sorted positions that holds position i
  * (starting at i going forward, ending at i going backward).  The lookups of
@@ -701,9 +694,9 @@ load_batch(GpuSortState *state, int64 i, bool forward)
 	{
 		for (int j = 0; j < count; j++)
 		{
-			Size		row = row_number(state, first + j);
+			uint32		row = state->perm[first + j];
 
-			state->batch_rows[j] = (uint32) row;
+			state->batch_rows[j] = row;
 			for (int c = 0; c < state->cols.natts; c++)
 				__builtin_prefetch(&state->cols.values[c][row]);
 		}
@@ -713,7 +706,7 @@ load_batch(GpuSortState *state, int64 i, bool forward)
 		MinimalTuple *tuples = state->store.tuples;
 
 		for (int j = 0; j < count; j++)
-			state->batch_tuples[j] = tuples[row_number(state, first + j)];
+			state->batch_tuples[j] = tuples[state->perm[first + j]];
 	}
 	state->batch_start = first;
 	state->batch_n = count;
@@ -729,13 +722,10 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 		return ExecStoreMinimalTuple(state->heap[i].tuple, state->slot, false);
 	if (state->perm == NULL)
 	{
-		/* rows in sorted order (moved by the GPU): sequential reads */
-		if (state->columnar)
-		{
-			column_store_get(&state->cols, i, state->vslot);
-			return state->vslot;
-		}
-		return ExecStoreMinimalTuple(state->store.tuples[i], state->slot, false);
+		/* a column store the GPU put in sorted order: sequential reads */
+		Assert(state->columnar);
+		column_store_get(&state->cols, i, state->vslot);
+		return state->vslot;
 	}
 	if (i < state->batch_start || i >= state->batch_start + state->batch_n)
 		load_batch(state, i, forward);
