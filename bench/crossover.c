@@ -75,14 +75,14 @@ main(int argc, char **argv)
 
 			test_fill(keys, n, DIST_UNIFORM, &rng);
 			t0 = now_ms();
-			cpu_radix_sort_rows(keys, 1, n, perm, NULL, scratch, NULL);
+			cpu_radix_sort_rows((const uint32_t *const *) &keys, 1, n, perm, NULL, scratch, NULL);
 			if (r > 0)
 				tc[r - 1] = now_ms() - t0;
 
 			t0 = now_ms();
 			st = gpusort_job_create(n, 1, &job);
 			if (st == GPUSORT_OK)
-				st = gpusort_job_upload(job, keys);
+				st = gpusort_job_upload(job, (const uint32_t *const *) &keys);
 			if (st == GPUSORT_OK)
 				st = gpusort_job_sort(job);
 			if (st == GPUSORT_OK)

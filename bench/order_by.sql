@@ -77,6 +77,11 @@ SET max_parallel_workers_per_gather = 0;
 INSERT INTO results SELECT q, 'GpuSort (rows not reordered, no parallel workers)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
 RESET max_parallel_workers_per_gather;
 RESET gpusort.gpu_reorder_min_rows;
+
+-- GpuSort over Gather whose leader only collects the workers' rows (it does not scan too)
+SET parallel_leader_participation = off;
+INSERT INTO results SELECT q, 'GpuSort (Gather leader does not scan)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
+RESET parallel_leader_participation;
 \endif
 
 \echo '== the LIMIT query, native and GpuSort runs interleaved (7 pairs; ms)'

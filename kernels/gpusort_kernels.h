@@ -127,8 +127,8 @@ size_t		gpusort_job_device_bytes(size_t n, int nwords);
 
 gpusort_status gpusort_job_create(size_t n, int nwords, gpusort_job **job);
 
-/* Copy the word-major key words (nwords * n of them) to the device. */
-gpusort_status gpusort_job_upload(gpusort_job *job, const uint32_t *words);
+/* Copy the key words to the device: words[w][i] is word w of row i. */
+gpusort_status gpusort_job_upload(gpusort_job *job, const uint32_t *const *words);
 
 /*
  * Sort by the key words.  The payload of row i is i (made on the device,

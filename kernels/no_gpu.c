@@ -66,7 +66,7 @@ gpusort_job_create(size_t n, int nwords, gpusort_job **job)
 }
 
 gpusort_status
-gpusort_job_upload(gpusort_job *job, const uint32_t *words)
+gpusort_job_upload(gpusort_job *job, const uint32_t *const *words)
 {
 	(void) job;
 	(void) words;

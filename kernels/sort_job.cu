@@ -163,14 +163,14 @@ gpusort_job_create(size_t n, int nwords, gpusort_job **out)
 }
 
 gpusort_status
-gpusort_job_upload(gpusort_job *job, const uint32_t *words)
+gpusort_job_upload(gpusort_job *job, const uint32_t *const *words)
 {
 	double		t0 = now_ms();
 
 	if (job->n > 0)
-		CUDA_TRY(cudaMemcpy(job->d_words, words,
-							(size_t) job->nwords * job->n * sizeof(uint32_t),
-							cudaMemcpyHostToDevice));
+		for (int w = 0; w < job->nwords; w++)
+			CUDA_TRY(cudaMemcpy(job->d_words + (size_t) w * job->n, words[w],
+								job->n * sizeof(uint32_t), cudaMemcpyHostToDevice));
 	job->timing.to_device_ms += now_ms() - t0;
 	return GPUSORT_OK;
 }
@@ -436,7 +436,7 @@ gpusort_sort_pairs_u32(uint32_t *keys, uint32_t *payloads, size_t n,
 		goto done;
 	}
 	if ((st = gpusort_job_create(n, 1, &job)) != GPUSORT_OK ||
-		(st = gpusort_job_upload(job, keys)) != GPUSORT_OK ||
+		(st = gpusort_job_upload(job, (const uint32_t *const *) &keys)) != GPUSORT_OK ||
 		(st = gpusort_job_sort(job)) != GPUSORT_OK ||
 		(st = gpusort_job_download(job, perm, keys)) != GPUSORT_OK)
 		goto done;

@@ -83,7 +83,7 @@ sort_array(FunctionCallInfo fcinfo, Oid elemtype)
 		gpusort_encode_float4_array((const float4 *) values, nvalues, descending, codes);
 
 	perm = gpusort_alloc_huge(nvalues * sizeof(uint32));
-	gpusort_sort_rows(codes, 1, nvalues, perm, &run, NULL);
+	gpusort_sort_rows((const uint32 *const *) &codes, 1, nvalues, perm, &run, NULL);
 	pfree(codes);
 
 	/* the result: lower bound 1, NULLs as a block at one end */

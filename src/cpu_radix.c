@@ -38,7 +38,7 @@ radix_pass(const uint32_t *kin, const uint32_t *vin, uint32_t *kout,
 }
 
 int
-cpu_radix_sort_rows(const uint32_t *words, int nwords, size_t n,
+cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 					uint32_t *perm, uint32_t *keys_out, uint32_t *scratch,
 					void (*interrupt_check) (void))
 {
@@ -57,7 +57,7 @@ cpu_radix_sort_rows(const uint32_t *words, int nwords, size_t n,
 
 	for (int w = nwords - 1; w >= 0; w--)
 	{
-		const uint32_t *word = words + (size_t) w * n;
+		const uint32_t *word = words[w];
 
 		/* keys of this word in the current order, and all four histograms */
 		memset(count, 0, sizeof(count));

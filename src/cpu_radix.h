@@ -2,7 +2,8 @@
  * cpu_radix.h -- the CPU path: stable LSD radix sort of encoded keys.
  *
  * Same contract as the GPU job (kernels/gpusort_kernels.h): rows whose keys
- * are nwords 32-bit words each (word-major, word 0 most significant), sorted
+ * are nwords 32-bit words each (words[w][i]: word w of row i, word 0 most
+ * significant), sorted
  * stably; the result is the sorting permutation.  Plain C; the caller owns
  * all memory.
  */
@@ -25,7 +26,7 @@ cpu_radix_scratch_words(size_t n)
  * Returns the number of 8-bit digit passes run (constant places are skipped).
  * interrupt_check, if not NULL, is called between passes.
  */
-int			cpu_radix_sort_rows(const uint32_t *words, int nwords, size_t n,
+int			cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 								uint32_t *perm, uint32_t *keys_out,
 								uint32_t *scratch,
 								void (*interrupt_check) (void));

@@ -71,13 +71,14 @@ typedef struct GpuSortReorder
 
 /*
  * Sort of n rows whose keys are nwords encoded 32-bit words each
- * (word-major: words[w * n + i]); writes the sorting permutation to perm.
+ * (words[w][i]: word w of row i, word 0 most significant); writes the
+ * sorting permutation to perm.
  * Picks the GPU or the CPU path and the algorithm (gpusort.device,
  * gpusort.algorithm); never fails for lack of a GPU.  Stable except when
  * the GPU quicksort runs (rows with equal keys may then come in any order).
  * reorder (may be NULL) asks the GPU path to put row data in order too.
  */
-extern void gpusort_sort_rows(const uint32 *words, int nwords, size_t n,
+extern void gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n,
 							  uint32 *perm, GpuSortRun *run, GpuSortReorder *reorder);
 
 #endif

@@ -371,27 +371,80 @@ start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 
 /* ---- the sort --------------------------------------------------------------- */
 
-/* Grow the per-key code arrays to hold cap rows; false if out of memory. */
+/*
+ * The encoded keys of the rows read so far, written straight into the
+ * 32-bit word columns the sort takes (word-major, most significant first):
+ * per key an optional NULL-order word, the high word of a two-word code,
+ * and the low (or only) word.
+ */
+typedef struct KeyWords
+{
+	uint32	   *nulls;			/* NULL until the key's first NULL */
+	uint32	   *hi;				/* two-word codes only */
+	uint32	   *lo;
+} KeyWords;
+
+/* Bytes the key words of one row take before any key has NULL words. */
+static Size
+key_row_bytes(GpuSortState *state)
+{
+	Size		bytes = 0;
+
+	for (int k = 0; k < state->nkeys; k++)
+		bytes += sizeof(uint32) * gpusort_key_words(state->types[k]);
+	return bytes;
+}
+
+/*
+ * Move one word column to a new array of cap rows (make it if it does not
+ * exist yet and every row needs it); false if out of memory.
+ */
 static bool
-grow_codes(GpuSortState *state, uint64 **codes, bool **isnull, Size old, Size cap)
+grow_words(GpuSortState *state, uint32 **words, Size old, Size cap, bool needed)
+{
+	uint32	   *grown;
+
+	if (*words == NULL && !needed)
+		return true;
+	grown = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
+	if (grown == NULL)
+		return false;
+	if (*words != NULL)
+	{
+		memcpy(grown, *words, old * sizeof(uint32));
+		pfree(*words);
+	}
+	*words = grown;
+	return true;
+}
+
+/* Grow the key word columns to hold cap rows; false if out of memory. */
+static bool
+grow_key_words(GpuSortState *state, KeyWords *kw, Size old, Size cap)
 {
 	for (int k = 0; k < state->nkeys; k++)
-	{
-		uint64	   *c = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint64));
-		bool	   *n = gpusort_alloc_big(state->sortcxt, cap * sizeof(bool));
-
-		if (c == NULL || n == NULL)
+		if (!grow_words(state, &kw[k].lo, old, cap, true) ||
+			!grow_words(state, &kw[k].hi, old, cap,
+						gpusort_key_words(state->types[k]) == 2) ||
+			!grow_words(state, &kw[k].nulls, old, cap, false))
 			return false;
-		if (old)
-		{
-			memcpy(c, codes[k], old * sizeof(uint64));
-			memcpy(n, isnull[k], old * sizeof(bool));
-			pfree(codes[k]);
-			pfree(isnull[k]);
-		}
-		codes[k] = c;
-		isnull[k] = n;
-	}
+	return true;
+}
+
+/*
+ * The first NULL of key k, at row n: from now on the key has a NULL-order
+ * word; the rows before were not NULL.  False if out of memory.
+ */
+static bool
+start_null_words(GpuSortState *state, KeyWords *kw, int k, Size n, Size cap)
+{
+	uint32		not_null = state->nulls_first[k] ? 1 : 0;
+
+	kw[k].nulls = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
+	if (kw[k].nulls == NULL)
+		return false;
+	for (Size i = 0; i < n; i++)
+		kw[k].nulls[i] = not_null;
 	return true;
 }
 
@@ -485,14 +538,45 @@ finish_reorder(GpuSortState *state, GpuSortReorder *r)
 	}
 }
 
+/*
+ * Encode the keys of the row in slot into row n of the key word columns
+ * (capacity cap); *key_bytes grows when a key gets its NULL words.  False
+ * if out of memory.
+ */
+static bool
+encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
+				Size n, Size cap, Size *key_bytes)
+{
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		bool		null;
+		Datum		d = slot_getattr(slot, state->attnos[k], &null);
+		uint64		code = 0;
+
+		if (null && kw[k].nulls == NULL)
+		{
+			if (!start_null_words(state, kw, k, n, cap))
+				return false;
+			*key_bytes += sizeof(uint32);
+		}
+		if (!null)
+			code = gpusort_encode_key(state->types[k], d, state->descending[k]);
+		if (kw[k].nulls)
+			kw[k].nulls[n] = state->nulls_first[k] ? !null : null;
+		if (kw[k].hi)
+			kw[k].hi[n] = (uint32) (code >> 32);
+		kw[k].lo[n] = (uint32) code;
+	}
+	return true;
+}
+
 static void
 sort_input(GpuSortState *state)
 {
 	PlanState  *outer = outerPlanState(state);
 	bool		topk = state->bound >= 0 && state->bound <= GPUSORT_TOPK_MAX_BOUND;
-	uint64	  **codes = NULL;
-	bool	  **isnull = NULL;
-	bool	   *any_null;
+	KeyWords   *kw = NULL;
+	Size		key_bytes = 0;	/* bytes of key words per row */
 	Size		cap = 0,
 				n = 0,			/* rows in the store */
 				rows = 0;		/* rows read */
@@ -505,7 +589,6 @@ sort_input(GpuSortState *state)
 	INSTR_TIME_SET_CURRENT(start);
 	init_stores(state);
 	oldcxt = MemoryContextSwitchTo(state->sortcxt);
-	any_null = palloc0(state->nkeys * sizeof(bool));
 	if (topk)
 	{
 		int			nwords = state->nkeys * TOPK_WORDS_PER_KEY;
@@ -516,10 +599,7 @@ sort_input(GpuSortState *state)
 		probe.words = palloc(nwords * sizeof(uint32));
 	}
 	else
-	{
-		codes = palloc0(state->nkeys * sizeof(uint64 *));
-		isnull = palloc0(state->nkeys * sizeof(bool *));
-	}
+		kw = palloc0(state->nkeys * sizeof(KeyWords));
 	MemoryContextSwitchTo(oldcxt);
 
 	for (;;)
@@ -549,13 +629,17 @@ sort_input(GpuSortState *state)
 			 * First the planner's estimate (within a quarter of the memory
 			 * limit, which counts reserved room), then doubling.
 			 */
-			Size		row_bytes = state->nkeys * (sizeof(uint64) + sizeof(bool)) +
+			Size		row_bytes,
+						newcap;
+
+			if (cap == 0)
+				key_bytes = key_row_bytes(state);
+			row_bytes = key_bytes +
 				(state->columnar ? state->cols.natts * sizeof(Datum) : sizeof(MinimalTuple));
-			Size		newcap = cap ? cap * 2 :
+			newcap = cap ? cap * 2 :
 				(Size) Max(4096, Min(state->est_rows * 1.05,
 									 (double) limit_bytes / 4 / row_bytes));
-
-			if (!grow_codes(state, codes, isnull, cap, newcap))
+			if (!grow_key_words(state, kw, cap, newcap))
 			{
 				start_tuplesort(state, "out of memory for sort keys", slot);
 				continue;
@@ -566,9 +650,13 @@ sort_input(GpuSortState *state)
 						tuple_store_reserve(&state->store, newcap));
 			cap = newcap;
 		}
+		if (!encode_row_keys(state, kw, slot, n, cap, &key_bytes))
 		{
-			bool		over = stored_bytes(state) +
-				n * state->nkeys * (sizeof(uint64) + sizeof(bool)) > limit_bytes;
+			start_tuplesort(state, "out of memory for sort keys", slot);
+			continue;
+		}
+		{
+			bool		over = stored_bytes(state) + n * key_bytes > limit_bytes;
 
 			if (over || !(state->columnar ?
 						  column_store_add_slot(&state->cols, slot) :
@@ -578,16 +666,6 @@ sort_input(GpuSortState *state)
 								"out of memory for rows", slot);
 				continue;
 			}
-		}
-		for (int k = 0; k < state->nkeys; k++)
-		{
-			bool		null;
-			Datum		d = slot_getattr(slot, state->attnos[k], &null);
-
-			isnull[k][n] = null;
-			codes[k][n] = null ? 0 :
-				gpusort_encode_key(state->types[k], d, state->descending[k]);
-			any_null[k] |= null;
 		}
 		n++;
 	}
@@ -616,40 +694,15 @@ sort_input(GpuSortState *state)
 	else
 	{
 		int			nwords = 0;
-		uint32	   *words,
-				   *w;
+		const uint32 **words = palloc((3 * state->nkeys) * sizeof(uint32 *));
 
-		for (int k = 0; k < state->nkeys; k++)
-			nwords += gpusort_key_words(state->types[k]) + (any_null[k] ? 1 : 0);
-		oldcxt = MemoryContextSwitchTo(state->sortcxt);
-		words = gpusort_alloc_huge((Size) nwords * Max(n, 1) * sizeof(uint32));
-		w = words;
 		for (int k = 0; k < state->nkeys; k++)
 		{
-			int			width = gpusort_key_words(state->types[k]);
-
-			if (any_null[k])
-			{
-				uint32		null_word = state->nulls_first[k] ? 0 : 1;
-
-				for (Size i = 0; i < n; i++)
-					w[i] = isnull[k][i] ? null_word : 1 - null_word;
-				w += n;
-			}
-			if (width == 2)
-			{
-				for (Size i = 0; i < n; i++)
-					w[i] = (uint32) (codes[k][i] >> 32);
-				w += n;
-			}
-			for (Size i = 0; i < n; i++)
-				w[i] = (uint32) codes[k][i];
-			w += n;
-			if (cap > 0)
-			{
-				pfree(codes[k]);
-				pfree(isnull[k]);
-			}
+			if (kw[k].nulls)
+				words[nwords++] = kw[k].nulls;
+			if (kw[k].hi)
+				words[nwords++] = kw[k].hi;
+			words[nwords++] = kw[k].lo;
 		}
 		state->fill_ms = ms_since(start);
 		CHECK_FOR_INTERRUPTS();
@@ -658,6 +711,9 @@ sort_input(GpuSortState *state)
 		state->perm = gpusort_alloc_huge(Max(n, 1) * sizeof(uint32));
 		reorder = prepare_reorder(state, n, limit_bytes);
 		gpusort_sort_rows(words, nwords, n, state->perm, &state->run, reorder);
+		for (int w = 0; w < nwords; w++)
+			if (words[w])
+				pfree((void *) words[w]);
 		pfree(words);
 		if (reorder)
 			finish_reorder(state, reorder);

@@ -108,7 +108,7 @@ requested_algorithm(void)
 }
 
 static void
-cpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
+cpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		 GpuSortRun *run)
 {
 	uint32	   *scratch = gpusort_alloc_huge(cpu_radix_scratch_words(n) * sizeof(uint32));
@@ -163,7 +163,7 @@ gpu_reorder(gpusort_job *job, size_t n, GpuSortReorder *reorder)
  * must take over; *failed is set if that is because something went wrong.
  */
 static bool
-gpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
+gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		 GpuSortRun *run, GpuSortReorder *reorder, bool *failed)
 {
 	JobGuard   *guard;
@@ -243,7 +243,7 @@ gpu_sort(const uint32 *words, int nwords, size_t n, uint32 *perm,
 }
 
 void
-gpusort_sort_rows(const uint32 *words, int nwords, size_t n, uint32 *perm,
+gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 				  GpuSortRun *run, GpuSortReorder *reorder)
 {
 	const char *why_not = NULL;

@@ -47,6 +47,7 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 	const char *err;
 	size_t		where = 0;
 	int			ok = 1;
+	const uint32_t *cols[TEST_MAX_WORDS];
 
 	/*
 	 * One word: 32-bit keys.  Two words (64-bit keys on the GPU): both words
@@ -69,7 +70,7 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 
 	st = gpusort_job_create(n, nwords, &job);
 	if (st == GPUSORT_OK)
-		st = gpusort_job_upload(job, words);
+		st = gpusort_job_upload(job, test_word_columns(words, nwords, n, cols));
 	if (st == GPUSORT_OK)
 		st = gpusort_job_sort_with(job, alg);
 	if (st == GPUSORT_OK)
@@ -102,7 +103,7 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 			uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
 			int			same = 1;
 
-			cpu_radix_sort_rows(words, nwords, n, ref, NULL, scratch, NULL);
+			cpu_radix_sort_rows(cols, nwords, n, ref, NULL, scratch, NULL);
 			for (size_t i = 0; i < n && same; i++)
 				same = ref[i] == perm[i];
 			CHECK(same, "%s %s n=%zu nwords=%d: differs from the CPU reference",
@@ -180,7 +181,7 @@ run_permute_case(size_t n, size_t m, uint64_t *rng)
 	}
 	st = gpusort_job_create(n, 1, &job);
 	if (st == GPUSORT_OK)
-		st = gpusort_job_upload(job, keys);
+		st = gpusort_job_upload(job, (const uint32_t *const *) &keys);
 	if (st == GPUSORT_OK)
 		st = gpusort_job_sort_with(job, GPUSORT_ALGO_RADIX);
 	if (st == GPUSORT_OK)

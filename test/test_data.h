@@ -11,6 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Column pointers (cols[w] = word w of every row) of word-major key words. */
+#define TEST_MAX_WORDS 8
+static inline const uint32_t *const *
+test_word_columns(const uint32_t *words, int nwords, size_t n,
+				  const uint32_t *cols[TEST_MAX_WORDS])
+{
+	for (int w = 0; w < nwords && w < TEST_MAX_WORDS; w++)
+		cols[w] = words + (size_t) w * n;
+	return cols;
+}
+
 typedef enum test_distribution
 {
 	DIST_UNIFORM,

@@ -186,6 +186,7 @@ test_cpu_radix(uint64_t *rng)
 				size_t		where = 0;
 				const char *err;
 				int			same = 1;
+				const uint32_t *cols[TEST_MAX_WORDS];
 
 				for (int w = 0; w < nwords; w++)
 				{
@@ -197,7 +198,8 @@ test_cpu_radix(uint64_t *rng)
 				}
 				for (size_t i = 0; i < n; i++)
 					perm[i] = ref[i] = 0xdeadbeef;
-				cpu_radix_sort_rows(words, nwords, n, perm, keys, scratch, NULL);
+				cpu_radix_sort_rows(test_word_columns(words, nwords, n, cols), nwords, n,
+									perm, keys, scratch, NULL);
 				err = test_check_permutation(words, nwords, n, perm, &where);
 				CHECK(err == NULL, "cpu radix %s n=%zu nwords=%d: %s at %zu",
 					  test_distribution_names[d], n, nwords, err, where);
