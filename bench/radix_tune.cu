@@ -96,6 +96,8 @@ cub_line(bufs<K> &b)
 }
 
 #define P(...) onesweep_policy<__VA_ARGS__>
+#define OR RANK_ATOMIC_OR
+#define ANY RANK_MATCH_ANY
 #define TRY(...) try_policy<onesweep_policies<__VA_ARGS__>, K>(b, #__VA_ARGS__)
 
 template <typename K>
@@ -136,17 +138,21 @@ run(size_t n)
 		if (sizeof(K) == 4)
 		{
 			TRY(P(384, 16, 8, 2), P(512, 24, 10));
-			TRY(P(384, 20, 8, 2), P(512, 20, 10, 2));
-			TRY(P(256, 24, 8, 2), P(384, 24, 10, 2));
-			TRY(P(512, 12, 8, 2), P(512, 16, 10, 2));
-			TRY(P(256, 16, 8, 3), P(1024, 12, 10));
+			TRY(P(384, 16, 8, 2, false, OR), P(512, 24, 10, 1, false, OR));
+			TRY(P(384, 20, 8, 2, false, OR), P(512, 20, 10, 2, false, OR));
+			TRY(P(256, 24, 8, 2, false, OR), P(384, 24, 10, 2, false, OR));
+			TRY(P(512, 12, 8, 2, false, OR), P(512, 16, 10, 2, false, OR));
+			TRY(P(256, 16, 8, 3, false, OR), P(1024, 12, 10, 1, false, OR));
+			TRY(P(384, 16, 8, 2, true, OR), P(256, 24, 10, 2, false, OR));
+			TRY(P(384, 16, 8, 2, false, ANY), P(256, 16, 10, 3, false, OR));
 		}
 		else
 		{
 			TRY(P(384, 16, 8, 2), P(384, 24, 10));
-			TRY(P(384, 20, 8, 2), P(384, 30, 10));
-			TRY(P(256, 24, 8, 2), P(384, 16, 10, 2));
-			TRY(P(512, 12, 8, 2), P(512, 16, 10));
+			TRY(P(384, 16, 8, 2, false, OR), P(384, 24, 10, 1, false, OR));
+			TRY(P(384, 20, 8, 2, false, OR), P(384, 30, 10, 1, false, OR));
+			TRY(P(256, 24, 8, 2, false, OR), P(384, 16, 10, 2, false, OR));
+			TRY(P(512, 12, 8, 2, false, OR), P(512, 16, 10, 1, false, OR));
 		}
 	}
 	cudaFree(b.src);

@@ -176,91 +176,139 @@ exclusive_scan_kernel(uint32_t *hist)
 	h[threadIdx.x] = before + incl - c;
 }
 
-/* Shared memory one onesweep block needs. */
+/*
+ * Shared memory of one onesweep block: digit starts and bases, misc words,
+ * the per-warp 16-bit counters (later the keys), and the payloads (earlier,
+ * with RANK_ATOMIC_OR, the per-warp digit match words).
+ */
 template <typename P, typename K>
-constexpr size_t
+__host__ __device__ constexpr size_t
+onesweep_keys_bytes()
+{
+	return (size_t) P::TILE * sizeof(K) > (size_t) P::WARPS * P::BINS * sizeof(uint16_t)
+		? (size_t) P::TILE * sizeof(K) : (size_t) P::WARPS * P::BINS * sizeof(uint16_t);
+}
+
+template <typename P>
+__host__ __device__ constexpr size_t
+onesweep_vals_bytes()
+{
+	return P::RANK == RANK_ATOMIC_OR &&
+		(size_t) P::WARPS * P::BINS > (size_t) P::TILE
+		? (size_t) P::WARPS * P::BINS * sizeof(uint32_t) : (size_t) P::TILE * sizeof(uint32_t);
+}
+
+template <typename P, typename K>
+__host__ __device__ constexpr size_t
 onesweep_smem_bytes()
 {
-	return (2 * P::BINS + 64) * sizeof(uint32_t) +
-		((size_t) P::TILE * sizeof(K) > (size_t) P::WARPS * P::BINS * sizeof(uint16_t)
-		 ? (size_t) P::TILE * sizeof(K) : (size_t) P::WARPS * P::BINS * sizeof(uint16_t)) +
-		(size_t) P::TILE * sizeof(uint32_t);
+	return (2 * P::BINS + 64) * sizeof(uint32_t) + onesweep_keys_bytes<P, K>() +
+		onesweep_vals_bytes<P>();
+}
+
+/* The block's shared memory, carved as onesweep_smem_bytes() describes. */
+template <typename P, typename K>
+struct onesweep_shared
+{
+	uint32_t   *block_start;	/* BINS: the tile's exclusive digit starts */
+	uint32_t   *digit_base;		/* BINS: global place of a digit's first key, less its start */
+	uint32_t   *misc;			/* [0] tile, [1..WARPS] warp sums */
+	uint16_t   *warp_count;		/* WARPS * BINS counters while ranking ... */
+	K		   *tile_keys;		/* ... then the keys in digit order */
+	uint32_t   *match_words;	/* WARPS * BINS lane masks while ranking (RANK_ATOMIC_OR) ... */
+	uint32_t   *tile_vals;		/* ... then the payloads in digit order */
+
+	__device__ __forceinline__ onesweep_shared(unsigned char *smem)
+	{
+		block_start = reinterpret_cast<uint32_t *>(smem);
+		digit_base = block_start + P::BINS;
+		misc = digit_base + P::BINS;
+		warp_count = reinterpret_cast<uint16_t *>(misc + 64);
+		tile_keys = reinterpret_cast<K *>(misc + 64);
+		tile_vals = reinterpret_cast<uint32_t *>(
+			(unsigned char *) (misc + 64) + onesweep_keys_bytes<P, K>());
+		match_words = tile_vals;
+	}
+};
+
+/*
+ * The lanes of the warp whose digit is d (d < BINS, one call per lane).
+ * RANK_ATOMIC_OR: mw is the warp's row of match words, zero between calls.
+ */
+template <typename P>
+__device__ __forceinline__ uint32_t
+warp_peers(uint32_t d, uint32_t *mw)
+{
+	const int	lane = threadIdx.x & 31;
+	uint32_t	peers;
+
+	if (P::RANK == RANK_ATOMIC_OR)
+	{
+		atomicOr(&mw[d], 1u << lane);
+		__syncwarp();
+		peers = mw[d];
+		__syncwarp();
+		mw[d] = 0;				/* every peer writes the same zero */
+		__syncwarp();
+	}
+	else if (P::RANK == RANK_BALLOTS)
+	{
+		/* lanes whose digit agrees with ours in every bit */
+		peers = 0xffffffffu;
+#pragma unroll
+		for (int bit = 0; bit < P::BITS; bit++)
+		{
+			uint32_t	set = __ballot_sync(0xffffffffu, (d >> bit) & 1);
+
+			peers &= ((d >> bit) & 1) ? set : ~set;
+		}
+	}
+	else
+		peers = __match_any_sync(0xffffffffu, d);
+	return peers;
 }
 
 /*
- * One digit pass.  vals_in NULL: the payload of key i is i (the first pass
- * makes the row positions instead of reading them).  status holds
- * tiles * BINS words and tile_counter one, all zero at launch.
- * global_start: the place's exclusive digit offsets.
+ * Ranks, look-back and scatter of one tile.  FULL: the tile holds TILE keys
+ * (no bounds checks); otherwise valid of them.
  */
-template <typename P, typename K>
-__global__ void __launch_bounds__(P::THREADS, P::MIN_BLOCKS)
-onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
-				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
-				uint32_t n, K kmin, int shift, uint32_t mask,
-				const uint32_t *__restrict__ global_start,
-				uint32_t *status, uint32_t *tile_counter)
+template <typename P, typename K, bool FULL>
+__device__ __forceinline__ void
+onesweep_tile(const onesweep_shared<P, K> &sh,
+			  const K *__restrict__ keys_in, K *__restrict__ keys_out,
+			  const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
+			  K kmin, int shift, uint32_t mask,
+			  const uint32_t *__restrict__ global_start, uint32_t *status,
+			  uint32_t tile, uint32_t valid_)
 {
 	constexpr int BINS = P::BINS;
 	constexpr int ITEMS = P::ITEMS;
 	constexpr int THREADS = P::THREADS;
 	constexpr int BPT = P::BINS_PER_THREAD;
-	extern __shared__ __align__(16) unsigned char smem[];
-	uint32_t   *block_start = reinterpret_cast<uint32_t *>(smem);
-	uint32_t   *digit_base = block_start + BINS;
-	uint32_t   *misc = digit_base + BINS;	/* [0] tile, [1..WARPS] warp sums */
-	/* the per-warp counters, later the keys in digit order */
-	uint16_t   *warp_count = reinterpret_cast<uint16_t *>(misc + 64);
-	K		   *tile_keys = reinterpret_cast<K *>(misc + 64);
-	uint32_t   *tile_vals = reinterpret_cast<uint32_t *>(
-		(unsigned char *) (misc + 64) +
-		((size_t) P::TILE * sizeof(K) > (size_t) P::WARPS * BINS * sizeof(uint16_t)
-		 ? (size_t) P::TILE * sizeof(K) : (size_t) P::WARPS * BINS * sizeof(uint16_t)));
+	const uint32_t valid = FULL ? (uint32_t) P::TILE : valid_;
+	const size_t tile_base = (size_t) tile * P::TILE;
 	const int	t = threadIdx.x,
 				lane = t & 31,
 				warp = t >> 5;
-
-	if (t == 0)
-		misc[0] = atomicAdd(tile_counter, 1u);
-	for (int i = t; i < P::WARPS * BINS / 2; i += THREADS)
-		reinterpret_cast<uint32_t *>(warp_count)[i] = 0;
-	if (P::EARLY_COUNTS)
-		for (int i = t; i < BINS; i += THREADS)
-			block_start[i] = 0;
-	__syncthreads();
-
-	const uint32_t tile = misc[0];
-	const size_t tile_base = (size_t) tile * P::TILE;
-	const uint32_t valid = (size_t) n - tile_base < (size_t) P::TILE
-		? (uint32_t) (n - tile_base) : (uint32_t) P::TILE;
 	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
 	K			k[ITEMS];
-	uint32_t	r[ITEMS];
+	uint32_t	r[ITEMS];		/* rank in the warp's digit, later local place; digit << 16 */
 
 	/* load, warp-striped within the warp's slice */
-	if (valid == (uint32_t) P::TILE)
-	{
 #pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			k[i] = keys_in[tile_base + slice + i * 32];
-	}
-	else
-	{
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			k[i] = slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
-	}
+	for (int i = 0; i < ITEMS; i++)
+		k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
 
 	/* digit of item i; past the end the last digit, so they rank after every real key */
 #define ITEM_DIGIT(i) \
-	(slice + (i) * 32 < valid ? digit_of(k[i], kmin, shift, mask) : (uint32_t) (BINS - 1))
+	(FULL || slice + (i) * 32 < valid ? digit_of(k[i], kmin, shift, mask) : (uint32_t) (BINS - 1))
 
 	if (P::EARLY_COUNTS)
 	{
 		/* the tile's digit counts first, so that later tiles' look-back need not wait */
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
-			atomicAdd(&block_start[ITEM_DIGIT(i)], 1u);
+			atomicAdd(&sh.block_start[ITEM_DIGIT(i)], 1u);
 		__syncthreads();
 #pragma unroll
 		for (int b = 0; b < BPT; b++)
@@ -269,48 +317,35 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 
 			if (dg < BINS)
 				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
-					(tile == 0 ? TILE_STATUS_INCLUSIVE : TILE_STATUS_AGGREGATE) | block_start[dg];
+					(tile == 0 ? TILE_STATUS_INCLUSIVE : TILE_STATUS_AGGREGATE) | sh.block_start[dg];
 		}
 	}
 
 	/* rank: warp-level multi-split with 16-bit counters packed in pairs */
 	{
-		uint32_t   *packed = reinterpret_cast<uint32_t *>(warp_count + warp * BINS);
+		uint32_t   *packed = reinterpret_cast<uint32_t *>(sh.warp_count + warp * BINS);
+		uint32_t   *mw = sh.match_words + warp * BINS;
 		const uint32_t lt = (1u << lane) - 1;
 
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 		{
 			uint32_t	d = ITEM_DIGIT(i);
-			uint32_t	peers;
-
-			if (P::BALLOT_MATCH)
-			{
-				/* lanes whose digit agrees with ours in every bit */
-				peers = 0xffffffffu;
-#pragma unroll
-				for (int bit = 0; bit < P::BITS; bit++)
-				{
-					uint32_t	set = __ballot_sync(0xffffffffu, (d >> bit) & 1);
-
-					peers &= ((d >> bit) & 1) ? set : ~set;
-				}
-			}
-			else
-				peers = __match_any_sync(0xffffffffu, d);
+			uint32_t	peers = warp_peers<P>(d, mw);
 			int			leader = 31 - __clz(peers);
 			uint32_t	before = 0;
 
 			if (lane == leader)
 			{
-				uint32_t	sh = (d & 1) * 16;
+				uint32_t	sh16 = (d & 1) * 16;
 
-				before = (atomicAdd(&packed[d >> 1], __popc(peers) << sh) >> sh) & 0xffffu;
+				before = (atomicAdd(&packed[d >> 1], __popc(peers) << sh16) >> sh16) & 0xffffu;
 			}
 			before = __shfl_sync(0xffffffffu, before, leader);
-			r[i] = before + __popc(peers & lt);
+			r[i] = (before + __popc(peers & lt)) | (d << 16);
 		}
 	}
+#undef ITEM_DIGIT
 	__syncthreads();
 
 	/* per digit: counts over the warps, warps' exclusive offsets, publish */
@@ -329,9 +364,9 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 #pragma unroll
 			for (int w = 0; w < P::WARPS; w++)
 			{
-				uint32_t	c = warp_count[w * BINS + dg];
+				uint32_t	c = sh.warp_count[w * BINS + dg];
 
-				warp_count[w * BINS + dg] = (uint16_t) run;
+				sh.warp_count[w * BINS + dg] = (uint16_t) run;
 				run += c;
 			}
 			if (!P::EARLY_COUNTS)
@@ -354,18 +389,18 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				incl += v;
 		}
 		if (lane == 31)
-			misc[1 + warp] = incl;
+			sh.misc[1 + warp] = incl;
 		__syncthreads();
 		uint32_t	run = incl - tsum;
 
 		for (int w = 0; w < warp; w++)
-			run += misc[1 + w];
+			run += sh.misc[1 + w];
 #pragma unroll
 		for (int b = 0; b < BPT; b++)
 		{
 			bstart[b] = run;
 			if (t * BPT + b < BINS)
-				block_start[t * BPT + b] = run;
+				sh.block_start[t * BPT + b] = run;
 			run += cnt[b];
 		}
 	}
@@ -420,66 +455,117 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 			*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
 				TILE_STATUS_INCLUSIVE | (before + cnt[b]);
 		}
-		digit_base[dg] = global_start[dg] + before - bstart[b];
+		sh.digit_base[dg] = global_start[dg] + before - bstart[b];
 	}
 	__syncthreads();
 
-	/* local position of every key in the tile */
+	/* local place of every key in the tile (the digit kept from the ranking) */
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
 	{
-		uint32_t	d = ITEM_DIGIT(i);
+		uint32_t	d = r[i] >> 16;
 
-		r[i] += block_start[d] + warp_count[warp * BINS + d];
+		r[i] = (r[i] & 0xffffu) + sh.block_start[d] + sh.warp_count[warp * BINS + d];
 	}
-#undef ITEM_DIGIT
 	__syncthreads();
 
-	/* keys into shared memory in digit order; payloads start loading */
-	uint32_t	v[ITEMS];
-
+	/* keys, then payloads, into shared memory in digit order */
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
-		tile_keys[r[i]] = k[i];
-#pragma unroll
-	for (int i = 0; i < ITEMS; i++)
+		sh.tile_keys[r[i]] = k[i];
 	{
-		uint32_t	idx = slice + i * 32;
+		uint32_t	v[ITEMS];
 
-		if (vals_in == NULL)
-			v[i] = (uint32_t) (tile_base + idx);
-		else
-			v[i] = idx < valid ? vals_in[tile_base + idx] : 0;
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			uint32_t	idx = slice + i * 32;
+
+			if (vals_in == NULL)
+				v[i] = (uint32_t) (tile_base + idx);
+			else
+				v[i] = FULL || idx < valid ? vals_in[tile_base + idx] : 0;
+		}
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			sh.tile_vals[r[i]] = v[i];
 	}
 	__syncthreads();
 
-	/* keys out: consecutive threads, consecutive places of a digit's run */
+	/*
+	 * Keys out: consecutive threads, consecutive places of a digit's run;
+	 * then the payloads to the same places (kept in registers for 32-bit
+	 * keys; 64-bit keys leave no room and look them up again).
+	 */
+	constexpr bool KEEP_DEST = sizeof(K) == 4;
+	uint32_t	dest[KEEP_DEST ? ITEMS : 1];
+
 #pragma unroll
 	for (int s = 0; s < ITEMS; s++)
 	{
 		uint32_t	j = s * THREADS + t;
 
-		if (j < valid)
+		if (FULL || j < valid)
 		{
-			K			key = tile_keys[j];
+			K			key = sh.tile_keys[j];
+			uint32_t	to = sh.digit_base[digit_of(key, kmin, shift, mask)] + j;
 
-			keys_out[digit_base[digit_of(key, kmin, shift, mask)] + j] = key;
+			keys_out[to] = key;
+			if (KEEP_DEST)
+				dest[KEEP_DEST ? s : 0] = to;
 		}
 	}
-
-	/* payloads the same way */
-#pragma unroll
-	for (int i = 0; i < ITEMS; i++)
-		tile_vals[r[i]] = v[i];
-	__syncthreads();
 #pragma unroll
 	for (int s = 0; s < ITEMS; s++)
 	{
 		uint32_t	j = s * THREADS + t;
 
-		if (j < valid)
-			vals_out[digit_base[digit_of(tile_keys[j], kmin, shift, mask)] + j] = tile_vals[j];
+		if (FULL || j < valid)
+			vals_out[KEEP_DEST ? dest[KEEP_DEST ? s : 0] :
+					 sh.digit_base[digit_of(sh.tile_keys[j], kmin, shift, mask)] + j] =
+				sh.tile_vals[j];
 	}
+}
+
+/*
+ * One digit pass.  vals_in NULL: the payload of key i is i (the first pass
+ * makes the row positions instead of reading them).  status holds
+ * tiles * BINS words and tile_counter one, all zero at launch.
+ * global_start: the place's exclusive digit offsets.
+ */
+template <typename P, typename K>
+__global__ void __launch_bounds__(P::THREADS, P::MIN_BLOCKS)
+onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
+				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
+				uint32_t n, K kmin, int shift, uint32_t mask,
+				const uint32_t *__restrict__ global_start,
+				uint32_t *status, uint32_t *tile_counter)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	const onesweep_shared<P, K> sh(smem);
+	const int	t = threadIdx.x;
+
+	if (t == 0)
+		sh.misc[0] = atomicAdd(tile_counter, 1u);
+	for (int i = t; i < P::WARPS * P::BINS / 2; i += P::THREADS)
+		reinterpret_cast<uint32_t *>(sh.warp_count)[i] = 0;
+	if (P::RANK == RANK_ATOMIC_OR)
+		for (int i = t; i < P::WARPS * P::BINS; i += P::THREADS)
+			sh.match_words[i] = 0;
+	if (P::EARLY_COUNTS)
+		for (int i = t; i < P::BINS; i += P::THREADS)
+			sh.block_start[i] = 0;
+	__syncthreads();
+
+	const uint32_t tile = sh.misc[0];
+	const size_t tile_base = (size_t) tile * P::TILE;
+
+	if ((size_t) n - tile_base >= (size_t) P::TILE)
+		onesweep_tile<P, K, true>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
+								  global_start, status, tile, P::TILE);
+	else
+		onesweep_tile<P, K, false>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
+								   global_start, status, tile, (uint32_t) (n - tile_base));
 }
 
 #endif

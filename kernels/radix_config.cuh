@@ -4,8 +4,10 @@
  * A onesweep policy fixes the thread block (THREADS), the keys each thread
  * ranks (ITEMS; a tile is THREADS * ITEMS keys), the digit width (BITS) and
  * the blocks per multiprocessor the register budget aims at (MIN_BLOCKS),
- * and whether a tile publishes its digit counts before ranking (a shared-
- * memory histogram first; EARLY_COUNTS) or after.
+ * whether a tile publishes its digit counts before ranking (a shared-
+ * memory histogram first; EARLY_COUNTS) or after, and how a warp finds the
+ * lanes whose keys share its digit (RANK: one match.any, BITS ballots, or
+ * an atomic OR of the lane bits into a per-warp shared word per digit).
  * Policies are chosen per key width and digit width; the figures were
  * measured on an H100 (sm_90, bench/results/radix-*.md).  Other
  * architectures use the same policies until they are measured: add a row to
@@ -16,11 +18,19 @@
 
 #include <stdint.h>
 
+/* How a warp finds the peers of a lane: the lanes whose digit equals its own. */
+enum onesweep_rank
+{
+	RANK_MATCH_ANY = 0,			/* __match_any_sync */
+	RANK_BALLOTS = 1,			/* one ballot per digit bit */
+	RANK_ATOMIC_OR = 2			/* lane bits OR-ed into a shared word per digit */
+};
+
 template <int THREADS_, int ITEMS_, int BITS_, int MIN_BLOCKS_ = 1, bool EARLY_COUNTS_ = false,
-		  bool BALLOT_MATCH_ = true>
+		  int RANK_ = RANK_BALLOTS>
 struct onesweep_policy
 {
-	static constexpr bool BALLOT_MATCH = BALLOT_MATCH_;	/* peers by BITS ballots, not match.any */
+	static constexpr int RANK = RANK_;
 	static constexpr bool EARLY_COUNTS = EARLY_COUNTS_;	/* publish counts before ranking */
 	static constexpr int MIN_BLOCKS = MIN_BLOCKS_;	/* resident blocks per SM to aim for */
 	static constexpr int THREADS = THREADS_;
