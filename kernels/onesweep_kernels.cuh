@@ -203,7 +203,29 @@ __host__ __device__ constexpr size_t
 onesweep_smem_bytes()
 {
 	return (2 * P::BINS + 64) * sizeof(uint32_t) + onesweep_keys_bytes<P, K>() +
-		onesweep_vals_bytes<P>();
+		onesweep_vals_bytes<P>() + (P::ASYNC_VALS ? (size_t) P::TILE * sizeof(uint32_t) : 0);
+}
+
+/* 16 bytes from global to shared memory without passing through registers (sm_80+). */
+__device__ __forceinline__ void
+copy_async16(void *shared_dst, const void *global_src)
+{
+#if __CUDA_ARCH__ >= 800
+	unsigned	dst = (unsigned) __cvta_generic_to_shared(shared_dst);
+
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"::"r"(dst), "l"(global_src));
+#else
+	*(uint4 *) shared_dst = *(const uint4 *) global_src;
+#endif
+}
+
+/* Wait for this thread's copy_async16 copies (others': __syncthreads after). */
+__device__ __forceinline__ void
+copy_async_wait_all()
+{
+#if __CUDA_ARCH__ >= 800
+	asm volatile("cp.async.commit_group;\ncp.async.wait_all;\n":::"memory");
+#endif
 }
 
 /* The block's shared memory, carved as onesweep_smem_bytes() describes. */
@@ -217,6 +239,7 @@ struct onesweep_shared
 	K		   *tile_keys;		/* ... then the keys in digit order */
 	uint32_t   *match_words;	/* WARPS * BINS lane masks while ranking (RANK_ATOMIC_OR) ... */
 	uint32_t   *tile_vals;		/* ... then the payloads in digit order */
+	uint32_t   *staged_vals;	/* ASYNC_VALS: the tile's payloads in input order */
 
 	__device__ __forceinline__ onesweep_shared(unsigned char *smem)
 	{
@@ -228,6 +251,8 @@ struct onesweep_shared
 		tile_vals = reinterpret_cast<uint32_t *>(
 			(unsigned char *) (misc + 64) + onesweep_keys_bytes<P, K>());
 		match_words = tile_vals;
+		staged_vals = reinterpret_cast<uint32_t *>(
+			(unsigned char *) tile_vals + onesweep_vals_bytes<P>());
 	}
 };
 
@@ -293,11 +318,17 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
 	K			k[ITEMS];
 	uint32_t	r[ITEMS];		/* rank in the warp's digit, later local place; digit << 16 */
+	/* payloads staged while the keys are ranked (16-byte copies need an aligned source) */
+	const bool	staged = P::ASYNC_VALS && FULL && vals_in != NULL &&
+		((uintptr_t) vals_in & 15) == 0;
 
 	/* load, warp-striped within the warp's slice */
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
 		k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
+	if (staged)
+		for (int c = t; c < P::TILE / 4; c += THREADS)
+			copy_async16(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
 
 	/* digit of item i; past the end the last digit, so they rank after every real key */
 #define ITEM_DIGIT(i) \
@@ -467,6 +498,8 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 
 		r[i] = (r[i] & 0xffffu) + sh.block_start[d] + sh.warp_count[warp * BINS + d];
 	}
+	if (staged)
+		copy_async_wait_all();
 	__syncthreads();
 
 	/* keys, then payloads, into shared memory in digit order */
@@ -483,6 +516,8 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 
 			if (vals_in == NULL)
 				v[i] = (uint32_t) (tile_base + idx);
+			else if (staged)
+				v[i] = sh.staged_vals[idx];
 			else
 				v[i] = FULL || idx < valid ? vals_in[tile_base + idx] : 0;
 		}

@@ -7,7 +7,10 @@
  * whether a tile publishes its digit counts before ranking (a shared-
  * memory histogram first; EARLY_COUNTS) or after, and how a warp finds the
  * lanes whose keys share its digit (RANK: one match.any, BITS ballots, or
- * an atomic OR of the lane bits into a per-warp shared word per digit).
+ * an atomic OR of the lane bits into a per-warp shared word per digit),
+ * and whether a full tile's payloads are copied into shared memory
+ * asynchronously (cp.async) while its keys are ranked (ASYNC_VALS; costs
+ * TILE * 4 bytes of shared memory more).
  * Policies are chosen per key width and digit width; the figures were
  * measured on an H100 (sm_90, bench/results/radix-*.md).  Other
  * architectures use the same policies until they are measured: add a row to
@@ -27,10 +30,11 @@ enum onesweep_rank
 };
 
 template <int THREADS_, int ITEMS_, int BITS_, int MIN_BLOCKS_ = 1, bool EARLY_COUNTS_ = false,
-		  int RANK_ = RANK_BALLOTS>
+		  int RANK_ = RANK_BALLOTS, bool ASYNC_VALS_ = false>
 struct onesweep_policy
 {
 	static constexpr int RANK = RANK_;
+	static constexpr bool ASYNC_VALS = ASYNC_VALS_;	/* payloads staged by cp.async */
 	static constexpr bool EARLY_COUNTS = EARLY_COUNTS_;	/* publish counts before ranking */
 	static constexpr int MIN_BLOCKS = MIN_BLOCKS_;	/* resident blocks per SM to aim for */
 	static constexpr int THREADS = THREADS_;
@@ -53,10 +57,12 @@ struct onesweep_policies
 	typedef WIDE wide;
 };
 
-/* sm_90, measured; the default for every architecture for now */
-typedef onesweep_policies<onesweep_policy<384, 16, 8, 2>, onesweep_policy<512, 24, 10> >
+/* sm_90, measured (bench/results/radix_tune-h100.txt); the default for every architecture for now */
+typedef onesweep_policies<onesweep_policy<384, 20, 8, 2, true, RANK_ATOMIC_OR, true>,
+						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR> >
 			onesweep_policies_u32;
-typedef onesweep_policies<onesweep_policy<384, 16, 8, 2>, onesweep_policy<384, 24, 10> >
+typedef onesweep_policies<onesweep_policy<256, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
+						  onesweep_policy<512, 24, 10, 1, false, RANK_ATOMIC_OR, true> >
 			onesweep_policies_u64;
 
 /* Widest digit the wide policy sorts. */
