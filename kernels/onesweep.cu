@@ -1,14 +1,73 @@
 /*
  * onesweep.cu -- the onesweep radix sort with the project's policies
- * (radix_config.cuh) for 32- and 64-bit keys.  See onesweep.cuh.
+ * (radix_config.cuh) for 32- and 64-bit keys: the measured ones where the
+ * device lets a block have their shared memory, the compact ones elsewhere.
+ * See onesweep.cuh.
  */
+#include <stdlib.h>
+
 #include "onesweep.cuh"
+
+template <typename POL, typename K>
+static constexpr size_t
+policies_smem()
+{
+	return onesweep_smem_bytes<typename POL::narrow, K>() >
+		onesweep_smem_bytes<typename POL::wide, K>()
+		? onesweep_smem_bytes<typename POL::narrow, K>()
+		: onesweep_smem_bytes<typename POL::wide, K>();
+}
+
+static_assert(policies_smem<onesweep_policies_compact_u32, uint32_t>() <= 48 * 1024 &&
+			  policies_smem<onesweep_policies_compact_u64, uint64_t>() <= 48 * 1024,
+			  "the compact policies fit any device");
+
+/*
+ * Can a block of the current device have the shared memory the measured
+ * policies need?  GPUSORT_RADIX_COMPACT=1 in the environment says no (the
+ * kernel test runs the compact policies that way).
+ */
+template <typename POL, typename K>
+static bool
+device_fits()
+{
+	int			dev,
+				optin = 0;
+	const char *force = getenv("GPUSORT_RADIX_COMPACT");
+
+	if (force != NULL && strcmp(force, "1") == 0)
+		return false;
+	if (cudaGetDevice(&dev) != cudaSuccess ||
+		cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+		return false;
+	return (size_t) optin >= policies_smem<POL, K>();
+}
 
 size_t
 onesweep_temp_bytes(size_t n, int key_bytes)
 {
-	return key_bytes == 8 ? onesweep_temp_bytes_t<onesweep_policies_u64, uint64_t>(n)
+	size_t		a = key_bytes == 8 ? onesweep_temp_bytes_t<onesweep_policies_u64, uint64_t>(n)
 		: onesweep_temp_bytes_t<onesweep_policies_u32, uint32_t>(n);
+	size_t		b = key_bytes == 8 ? onesweep_temp_bytes_t<onesweep_policies_compact_u64, uint64_t>(n)
+		: onesweep_temp_bytes_t<onesweep_policies_compact_u32, uint32_t>(n);
+
+	return a > b ? a : b;
+}
+
+template <typename POL, typename COMPACT, typename K>
+static gpusort_status
+sort_pairs(void *keys[2], uint32_t *vals[2], size_t n, bool positions, void *temp,
+		   cudaStream_t stream, int *out, onesweep_stats *stats)
+{
+	static int	fits = -1;		/* the device of the first sort decides */
+
+	if (fits < 0)
+		fits = device_fits<POL, K>() ? 1 : 0;
+	if (fits)
+		return onesweep_sort_pairs_t<POL, K>(reinterpret_cast<K **>(keys), vals, n, positions,
+											 temp, stream, out, stats);
+	return onesweep_sort_pairs_t<COMPACT, K>(reinterpret_cast<K **>(keys), vals, n, positions,
+											 temp, stream, out, stats);
 }
 
 gpusort_status
@@ -19,12 +78,10 @@ onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n, int key_bytes,
 	if (temp_bytes < onesweep_temp_bytes(n, key_bytes))
 		return GPUSORT_ERR_INVALID_ARGUMENT;
 	if (key_bytes == 8)
-		return onesweep_sort_pairs_t<onesweep_policies_u64, uint64_t>(
-			reinterpret_cast<uint64_t **>(keys), vals, n, vals_are_positions, temp, stream,
-			out, stats);
+		return sort_pairs<onesweep_policies_u64, onesweep_policies_compact_u64, uint64_t>(
+			keys, vals, n, vals_are_positions, temp, stream, out, stats);
 	if (key_bytes == 4)
-		return onesweep_sort_pairs_t<onesweep_policies_u32, uint32_t>(
-			reinterpret_cast<uint32_t **>(keys), vals, n, vals_are_positions, temp, stream,
-			out, stats);
+		return sort_pairs<onesweep_policies_u32, onesweep_policies_compact_u32, uint32_t>(
+			keys, vals, n, vals_are_positions, temp, stream, out, stats);
 	return GPUSORT_ERR_INVALID_ARGUMENT;
 }

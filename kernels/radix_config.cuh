@@ -57,13 +57,23 @@ struct onesweep_policies
 	typedef WIDE wide;
 };
 
-/* sm_90, measured (bench/results/radix_tune-h100.txt); the default for every architecture for now */
-typedef onesweep_policies<onesweep_policy<384, 20, 8, 2, true, RANK_ATOMIC_OR, true>,
+/*
+ * sm_90, measured (bench/results/radix_tune-h100.txt); the default for every
+ * architecture whose blocks may have that much shared memory (up to 111 KB
+ * narrow, 216 KB wide).
+ */
+typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
 						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR> >
 			onesweep_policies_u32;
 typedef onesweep_policies<onesweep_policy<256, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
 						  onesweep_policy<512, 24, 10, 1, false, RANK_ATOMIC_OR, true> >
 			onesweep_policies_u64;
+
+/* Devices with less shared memory per block (under 48 KB a block here). */
+typedef onesweep_policies<onesweep_policy<256, 16, 8, 1>, onesweep_policy<256, 16, 10, 1> >
+			onesweep_policies_compact_u32;
+typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8, 10, 1> >
+			onesweep_policies_compact_u64;
 
 /* Widest digit the wide policy sorts. */
 #define RADIX_WIDE_BITS			10

@@ -16,6 +16,8 @@ make -s unit-test PG_CONFIG="$PG_CONFIG"
 echo "== kernel test program"
 make -s test/kernel_test PG_CONFIG="$PG_CONFIG"
 test/kernel_test "${KERNEL_TEST_MAX_N:-16777216}"
+echo "== kernel test program, radix sort with the compact policies (devices with less shared memory)"
+GPUSORT_RADIX_COMPACT=1 test/kernel_test 1048576
 
 echo "== pg_regress (make installcheck)"
 cluster_start
