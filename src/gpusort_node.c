@@ -694,8 +694,11 @@ sort_input(GpuSortState *state)
 	else
 	{
 		int			nwords = 0;
-		const uint32 **words = palloc((3 * state->nkeys) * sizeof(uint32 *));
+		const uint32 **words;
 
+		/* the permutation, the GPU job's guard and the reorder live in sortcxt */
+		oldcxt = MemoryContextSwitchTo(state->sortcxt);
+		words = palloc((3 * state->nkeys) * sizeof(uint32 *));
 		for (int k = 0; k < state->nkeys; k++)
 		{
 			if (kw[k].nulls)
