@@ -8,8 +8,8 @@
  * range, ascending or descending), zero (one value), bucket and staggered
  * (Cederman and Tsigas, p = 128), gaussian (mean of four uniform keys),
  * entropy-and2/-and4 (AND of 2 or 4 uniform keys) and banded20 (a random
- * base plus 20 random low bits: 20 significant bits) and few16 (one of 16
- * random values).
+ * base plus 20 random low bits: 20 significant bits), few16 and few4 (one
+ * of 16 or 4 random values).
  */
 #ifndef GPUSORT_BENCH_DATA_CUH
 #define GPUSORT_BENCH_DATA_CUH
@@ -98,6 +98,9 @@ bench_key(int dist, uint64_t i, uint64_t n, uint64_t seed)
 		case DIST_FEW16:
 			/* one of 16 random values */
 			return bench_rand<K>(seed, bench_rand<uint32_t>(seed, i, 0) >> 28, 5);
+		case DIST_FEW4:
+			/* one of 4 random values */
+			return bench_rand<K>(seed, bench_rand<uint32_t>(seed, i, 0) >> 30, 5);
 	}
 	return 0;
 }

@@ -10,7 +10,7 @@
  *                       payloads read like CUB's;
  *   gpusort quicksort - GPU-Quicksort (kernels/quicksort.cuh);
  *   gpusort bitonic   - the bitonic network (kernels/bitonic.cuh), n <= 2^22;
- *   gpusort auto      - the sample look of gpusort.algorithm = auto
+ *   gpusort auto      - gpusort.algorithm = auto: its look at the keys and the sort it picks
  *                       (kernels/sort_choice.cuh) and the sort it picks;
  *   cub       - cub::DeviceRadixSort::SortPairs, temp storage allocated once;
  *   thrust    - thrust::sort_by_key on device pointers, as a user calls it;
@@ -103,6 +103,18 @@ struct result
 
 static std::vector<result> results;
 static int	runs = 5;
+
+/*
+ * Timed runs at n: RUNS, and at least SMALL_RUNS up to SMALL_N keys, whose
+ * sorts take tens of microseconds and scatter by several percent.
+ */
+#define SMALL_N		((size_t) 1 << 20)
+#define SMALL_RUNS	25
+static int
+runs_at(size_t n)
+{
+	return n <= SMALL_N && runs < SMALL_RUNS ? SMALL_RUNS : runs;
+}
 static int	failures = 0;
 
 static double
@@ -198,6 +210,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 	CK(cudaMalloc(&temp, temp_bytes));
 
 	void	   *bitonic_temp = NULL;
+	static sort_look look;	/* auto's look at the keys */
 
 	if (n <= BITONIC_BENCH_MAX_N && bitonic_temp_bytes(n, sizeof(K)))
 		CK(cudaMalloc(&bitonic_temp, bitonic_temp_bytes(n, sizeof(K))));
@@ -263,7 +276,9 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				res.ms[s] = median(t);
 				continue;
 			}
-			for (int r = 0; r < runs + 1; r++)	/* the first run warms up */
+			const int	nruns = runs_at(n);
+
+			for (int r = 0; r < nruns + 1; r++)	/* the first run warms up */
 			{
 				K		   *out_k = NULL;
 				uint32_t   *out_v = NULL;
@@ -278,8 +293,8 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 					gpusort_algorithm a;
 					char		why[80];
 
-					GS(choose_algorithm<K>(keys[0], n, keys[1], sizeof(K) / 4,
-										   GPUSORT_ALGO_AUTO, &a, why, sizeof(why)));
+					GS(choose_algorithm<K>(keys[0], n, temp, sizeof(K) / 4,
+										   GPUSORT_ALGO_AUTO, &a, why, sizeof(why), &look));
 					snprintf(res.choice, sizeof(res.choice), "%s: %s",
 							 gpusort_algorithm_name(a), why);
 					/* bitonic for one block; else the sort picked */
@@ -288,6 +303,17 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 						GS(bitonic_sort_pairs<K>(keys, vals, n, false, NULL, 0));
 						out_k = keys[1];
 						out_v = vals[1];
+					}
+					else if (a == GPUSORT_ALGO_RADIX && look.counted)
+					{
+						onesweep_stats st;
+						int			o;
+
+						/* the radix sort goes on from the look's first read */
+						GS(onesweep_sort_counted<K>(keys, vals, n, false, temp, temp_bytes, 0,
+													look.counts, &o, &st));
+						out_k = keys[o];
+						out_v = vals[o];
 					}
 				}
 				if (s == SORT_AUTO && out_k != NULL)
@@ -301,7 +327,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 										   temp_bytes, 0, &o, &st));
 					out_k = keys[o];
 					out_v = vals[o];
-					if (r == 0)
+					if (r == 0 && s == SORT_GPUSORT)
 					{
 						int			len = snprintf(res.plan, sizeof(res.plan), "%s",
 											   st.from_min ? "min+" : "");
@@ -318,7 +344,9 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				{
 					quicksort_stats qs;
 
-					GS(quicksort_sort_pairs<K>(keys, vals, n, false, temp, temp_bytes, 0, &qs));
+					GS(quicksort_sort_pairs<K>(keys, vals, n, false, temp, temp_bytes, 0, &qs,
+											   s == SORT_AUTO && look.counted
+											   ? look.counts->range : NULL));
 					out_k = keys[1];
 					out_v = vals[1];
 				}
@@ -347,7 +375,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				CK(cudaEventElapsedTime(&ms, e0, e1));
 				if (r > 0)
 					t.push_back(ms);
-				if (r == runs)
+				if (r == nruns)
 					check_result<K>(sort_names[s], src, out_k, out_v, n, sort_stable[s], seen,
 									d_err, dist);
 			}
@@ -408,11 +436,11 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 		exit(2);
 	}
 	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
-	fprintf(f, "`%s`: G pairs/s, median of %d runs (CUDA events around the sort call; "
+	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 2^20 keys: %d; CUDA events around the sort call; "
 			"CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
 			"each; `min+`: digits of key − min). `auto / best`: gpusort auto's time over the "
 			"faster of gpusort radix and quicksort (1.00 = as fast as the best). Bitonic only "
-			"up to 2^22; the CPU only up to the -c size.\n\n", cmdline, runs);
+			"up to 2^22; the CPU only up to the -c size.\n\n", cmdline, runs, runs_at(1));
 	for (int bits = 32; bits <= 64; bits += 32)
 	{
 		bool		any = false;

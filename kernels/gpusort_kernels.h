@@ -93,15 +93,18 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
  * gpusort.algorithm = auto, measured on an H100 (README, "Choosing the
  * algorithm"): up to GPUSORT_AUTO_BITONIC_MAX_N rows a bitonic network in
  * one block; from GPUSORT_AUTO_QUICKSORT_MIN_N_32/_64 rows (32-/64-bit keys)
- * quicksort when a sample of GPUSORT_AUTO_SAMPLE keys holds 2 to
- * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT distinct values; radix otherwise (one
- * value included: its histogram finds that nothing needs to move).
+ * a look at the keys -- the radix sort's first read (digit counts and key
+ * range) and the distinct values of a sample of GPUSORT_AUTO_SAMPLE keys,
+ * in one wait -- picks quicksort when the sample holds at most
+ * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 values and the keys are not
+ * all equal; radix otherwise, reusing that first read.
  */
-#define GPUSORT_AUTO_BITONIC_MAX_N			16384
-#define GPUSORT_AUTO_SAMPLE					1024
-#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT	32
-#define GPUSORT_AUTO_QUICKSORT_MIN_N_32		50000000
-#define GPUSORT_AUTO_QUICKSORT_MIN_N_64		5000000
+#define GPUSORT_AUTO_BITONIC_MAX_N				16384
+#define GPUSORT_AUTO_SAMPLE						256
+#define GPUSORT_AUTO_QUICKSORT_MIN_N_32			10000000
+#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32	4
+#define GPUSORT_AUTO_QUICKSORT_MIN_N_64			5000000
+#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64	32
 
 /* Wall times of the phases of one job, in milliseconds, and what ran. */
 typedef struct gpusort_timing

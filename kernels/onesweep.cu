@@ -5,6 +5,7 @@
  * See onesweep.cuh.
  */
 #include <stdlib.h>
+#include <type_traits>
 
 #include "onesweep.cuh"
 
@@ -54,16 +55,24 @@ onesweep_temp_bytes(size_t n, int key_bytes)
 	return a > b ? a : b;
 }
 
+/* The measured policies, or the compact ones (the device of the first sort decides). */
+template <typename POL, typename K>
+static bool
+use_measured_policies()
+{
+	static int	fits = -1;
+
+	if (fits < 0)
+		fits = device_fits<POL, K>() ? 1 : 0;
+	return fits == 1;
+}
+
 template <typename POL, typename COMPACT, typename K>
 static gpusort_status
 sort_pairs(void *keys[2], uint32_t *vals[2], size_t n, bool positions, void *temp,
 		   cudaStream_t stream, int *out, onesweep_stats *stats)
 {
-	static int	fits = -1;		/* the device of the first sort decides */
-
-	if (fits < 0)
-		fits = device_fits<POL, K>() ? 1 : 0;
-	if (fits)
+	if (use_measured_policies<POL, K>())
 		return onesweep_sort_pairs_t<POL, K>(reinterpret_cast<K **>(keys), vals, n, positions,
 											 temp, stream, out, stats);
 	return onesweep_sort_pairs_t<COMPACT, K>(reinterpret_cast<K **>(keys), vals, n, positions,
@@ -85,3 +94,32 @@ onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n, int key_bytes,
 			keys, vals, n, vals_are_positions, temp, stream, out, stats);
 	return GPUSORT_ERR_INVALID_ARGUMENT;
 }
+
+template <typename K>
+gpusort_status
+onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n, bool vals_are_positions,
+					  void *temp, size_t temp_bytes, cudaStream_t stream,
+					  const onesweep_counts *counts, int *out, onesweep_stats *stats)
+{
+	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_u64,
+									  onesweep_policies_u32>::type POL;
+	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_compact_u64,
+									  onesweep_policies_compact_u32>::type COMPACT;
+
+	if (temp_bytes < onesweep_temp_bytes(n, sizeof(K)) || n < 2 || n > ONESWEEP_MAX_N)
+		return GPUSORT_ERR_INVALID_ARGUMENT;
+	if (use_measured_policies<POL, K>())
+		return onesweep_sort_counted_t<POL, K>(keys, vals, n, vals_are_positions, temp, stream,
+											   counts, out, stats);
+	return onesweep_sort_counted_t<COMPACT, K>(keys, vals, n, vals_are_positions, temp, stream,
+											   counts, out, stats);
+}
+
+template gpusort_status onesweep_sort_counted<uint32_t>(uint32_t *[2], uint32_t *[2], size_t,
+														 bool, void *, size_t, cudaStream_t,
+														 const onesweep_counts *,
+														 int *, onesweep_stats *);
+template gpusort_status onesweep_sort_counted<uint64_t>(uint64_t *[2], uint32_t *[2], size_t,
+														 bool, void *, size_t, cudaStream_t,
+														 const onesweep_counts *,
+														 int *, onesweep_stats *);

@@ -45,9 +45,14 @@ gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
 
 /* ---- the driver, generic over the policies (the benchmark tunes with it) ---- */
 
-/* temp layout: histogram | range | tile counter (16 bytes) | tile status */
+/*
+ * temp layout: histogram | range (16 bytes) | look (16 bytes: the auto
+ * choice's sample count) | tile counter (16 bytes) | tile status.  The
+ * first three are the first read's image, onesweep_counts.
+ */
 #define ONESWEEP_HIST_BYTES		(RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t))
-#define ONESWEEP_STATUS_OFFSET	(ONESWEEP_HIST_BYTES + 2 * sizeof(unsigned long long) + 16)
+#define ONESWEEP_LOOK_OFFSET	(ONESWEEP_HIST_BYTES + 2 * sizeof(unsigned long long))
+#define ONESWEEP_STATUS_OFFSET	(ONESWEEP_LOOK_OFFSET + 16 + 16)
 
 template <typename POL, typename K>
 size_t
@@ -102,45 +107,93 @@ onesweep_bit_length(unsigned long long x)
 	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
-template <typename POL, typename K>
-gpusort_status
-onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
-					  void *temp_v, cudaStream_t stream, int *out, onesweep_stats *stats,
-					  int force_plan = -1)	/* -1 cheapest, 0 8-bit places, else passes from min */
+/*
+ * The first read of a sort, as the host sees it: the counts of every 8-bit
+ * place, the key range [min, max] and the look slot -- the head of temp,
+ * brought over in one copy.  The auto choice (sort_choice.cuh) reads it
+ * too, so that its look costs the radix sort nothing.
+ */
+struct onesweep_counts
 {
-	constexpr int KB = (int) sizeof(K) * 8;
-	constexpr int PLACES = KB / RADIX_NARROW_BITS;
+	uint32_t	hist[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
+	unsigned long long range[2];
+	int			look[4];		/* look[0]: distinct keys in auto's sample */
+};
+
+static_assert(sizeof(onesweep_counts) == ONESWEEP_LOOK_OFFSET + 16, "the head of temp");
+
+/*
+ * A host copy of a first read (one per translation unit): pinned, so that
+ * the copy is one direct transfer, allocated on first use and kept;
+ * pageable if the pinned allocation fails.
+ */
+static inline onesweep_counts *
+onesweep_host_counts(void)
+{
+	static onesweep_counts *pinned = NULL;
+	static onesweep_counts pageable;
+	static bool tried = false;
+
+	if (!tried)
+	{
+		tried = true;
+		if (cudaHostAlloc((void **) &pinned, sizeof(onesweep_counts), cudaHostAllocPortable) !=
+			cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			pinned = NULL;
+		}
+	}
+	return pinned != NULL ? pinned : &pageable;
+}
+
+/*
+ * Sort n pairs (2 <= n <= ONESWEEP_MAX_N) whose first read (onesweep_count_t
+ * into this temp) the host holds in *counts, with the project's policies;
+ * otherwise as onesweep_sort_pairs (K: uint32_t or uint64_t).
+ */
+template <typename K>
+gpusort_status onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n,
+									 bool vals_are_positions, void *temp, size_t temp_bytes,
+									 cudaStream_t stream, const onesweep_counts *counts,
+									 int *out, onesweep_stats *stats);
+
+/* Blocks of a histogram read over n keys on this device. */
+template <typename K>
+static gpusort_status
+onesweep_hist_blocks(size_t n, int *blocks)
+{
+	size_t		want = (n / (16 / sizeof(K)) + RADIX_HIST_THREADS - 1) / RADIX_HIST_THREADS;
+	int			dev,
+				sms;
+
+	CUDA_TRY(cudaGetDevice(&dev));
+	CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	*blocks = want < (size_t) sms * RADIX_HIST_BLOCKS_PER_SM ? (int) want + 1
+		: sms * RADIX_HIST_BLOCKS_PER_SM;
+	return GPUSORT_OK;
+}
+
+/*
+ * Launch the first read of n >= 2 keys (every 8-bit place and the key
+ * range, into temp) and its copy into *host; asynchronous on the stream:
+ * *host is valid once the stream has been synchronised.
+ */
+template <typename K>
+gpusort_status
+onesweep_count_t(const K *keys, size_t n, void *temp_v, cudaStream_t stream,
+				 onesweep_counts *host)
+{
+	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
 	unsigned char *temp = (unsigned char *) temp_v;
 	uint32_t   *d_hist = (uint32_t *) temp;
 	unsigned long long *d_range = (unsigned long long *) (temp + ONESWEEP_HIST_BYTES);
-	static uint32_t hist[PLACES * RADIX_HIST_STRIDE];
-	unsigned long long range[2];
-	digit_plan plan;
-	K			kmin = 0;
-	int			hist_blocks,
-				dev,
-				sms;
+	digit_plan	plan;
+	int			hist_blocks = 1;
+	gpusort_status st;
 
-	memset(stats, 0, sizeof(*stats));
-	*out = 0;
-	if (n > ONESWEEP_MAX_N)
-		return GPUSORT_ERR_INVALID_ARGUMENT;
-	if (n <= 1)
-	{
-		if (n == 1 && positions)
-			CUDA_TRY(cudaMemsetAsync(vals[0], 0, sizeof(uint32_t), stream));
-		return GPUSORT_OK;
-	}
-	CUDA_TRY(cudaGetDevice(&dev));
-	CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-	{
-		size_t		want = (n / (16 / sizeof(K)) + RADIX_HIST_THREADS - 1) / RADIX_HIST_THREADS;
-
-		hist_blocks = want < (size_t) sms * RADIX_HIST_BLOCKS_PER_SM ? (int) want + 1
-			: sms * RADIX_HIST_BLOCKS_PER_SM;
-	}
-
-	/* 1. every 8-bit place, and the key range */
+	if ((st = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
+		return st;
 	plan.passes = PLACES;
 	for (int p = 0; p < PLACES; p++)
 	{
@@ -151,11 +204,37 @@ onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	CUDA_TRY(cudaMemsetAsync(d_range, 0xff, sizeof(unsigned long long), stream));
 	CUDA_TRY(cudaMemsetAsync(d_range + 1, 0, sizeof(unsigned long long), stream));
 	histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
-		keys[0], n, (K) 0, plan, d_hist, d_range);
+		keys, n, (K) 0, plan, d_hist, d_range);
 	CUDA_TRY_LAUNCH("histogram_kernel");
-	CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
-	CUDA_TRY(cudaMemcpyAsync(hist, d_hist, sizeof(hist), cudaMemcpyDeviceToHost, stream));
-	CUDA_TRY(cudaStreamSynchronize(stream));
+	CUDA_TRY(cudaMemcpyAsync(host, temp, sizeof(onesweep_counts), cudaMemcpyDeviceToHost, stream));
+	return GPUSORT_OK;
+}
+
+/*
+ * Sort n >= 2 pairs whose first read (onesweep_count_t, into this temp) the
+ * host already holds in *counts; otherwise as onesweep_sort_pairs.
+ */
+template <typename POL, typename K>
+gpusort_status
+onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
+						void *temp_v, cudaStream_t stream, const onesweep_counts *counts,
+						int *out, onesweep_stats *stats,
+						int force_plan = -1)	/* -1 cheapest, 0 8-bit places, else passes from min */
+{
+	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
+	unsigned char *temp = (unsigned char *) temp_v;
+	uint32_t   *d_hist = (uint32_t *) temp;
+	const uint32_t *hist = counts->hist;
+	const unsigned long long *range = counts->range;
+	digit_plan	plan;
+	K			kmin = 0;
+	int			hist_blocks = 1;
+	gpusort_status hst;
+
+	memset(stats, 0, sizeof(*stats));
+	*out = 0;
+	if ((hst = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
+		return hst;
 
 	/* 2. the plan: varying 8-bit places, or fewer wider digits over max - min */
 	{
@@ -272,6 +351,36 @@ onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	stats->passes = plan.passes;
 	*out = cur;
 	return GPUSORT_OK;
+}
+
+/*
+ * The whole sort (see onesweep_sort_pairs) with the policies POL: the first
+ * read, one wait for it, then the passes.
+ */
+template <typename POL, typename K>
+gpusort_status
+onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
+					  void *temp, cudaStream_t stream, int *out, onesweep_stats *stats,
+					  int force_plan = -1)
+{
+	onesweep_counts *counts = onesweep_host_counts();
+	gpusort_status st;
+
+	memset(stats, 0, sizeof(*stats));
+	*out = 0;
+	if (n > ONESWEEP_MAX_N)
+		return GPUSORT_ERR_INVALID_ARGUMENT;
+	if (n <= 1)
+	{
+		if (n == 1 && positions)
+			CUDA_TRY(cudaMemsetAsync(vals[0], 0, sizeof(uint32_t), stream));
+		return GPUSORT_OK;
+	}
+	if ((st = onesweep_count_t<K>(keys[0], n, temp, stream, counts)) != GPUSORT_OK)
+		return st;
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	return onesweep_sort_counted_t<POL, K>(keys, vals, n, positions, temp, stream, counts, out,
+										   stats, force_plan);
 }
 
 #endif

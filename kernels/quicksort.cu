@@ -371,7 +371,8 @@ struct qs_work
 template <typename K>
 gpusort_status
 quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void *temp,
-					 size_t temp_bytes, cudaStream_t stream, quicksort_stats *stats)
+					 size_t temp_bytes, cudaStream_t stream, quicksort_stats *stats,
+					 const unsigned long long *known_range)
 {
 	unsigned char *tp = (unsigned char *) temp;
 	qs_seq<K>  *d_seqs = (qs_seq<K> *) tp;
@@ -401,18 +402,24 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		onesweep_iota_kernel<<<grid, 256, 0, stream>>>(vals[0], n);
 		CUDA_TRY_LAUNCH("onesweep_iota_kernel");
 	}
-	CUDA_TRY(cudaMemsetAsync(d_range, 0xff, sizeof(unsigned long long), stream));
-	CUDA_TRY(cudaMemsetAsync(d_range + 1, 0, sizeof(unsigned long long), stream));
+	if (known_range != NULL)
+	{
+		range[0] = known_range[0];
+		range[1] = known_range[1];
+	}
+	else
 	{
 		digit_plan	none;		/* no digit places: the key range alone */
 
 		none.passes = 0;
+		CUDA_TRY(cudaMemsetAsync(d_range, 0xff, sizeof(unsigned long long), stream));
+		CUDA_TRY(cudaMemsetAsync(d_range + 1, 0, sizeof(unsigned long long), stream));
 		histogram_kernel<K><<<grid, RADIX_HIST_THREADS, 0, stream>>>(keys[0], n, (K) 0, none,
 																	 NULL, d_range);
 		CUDA_TRY_LAUNCH("histogram_kernel");
+		CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
+		CUDA_TRY(cudaStreamSynchronize(stream));
 	}
-	CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
-	CUDA_TRY(cudaStreamSynchronize(stream));
 	work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
 
 	const size_t minlength = std::max<size_t>(n / QS_MAXSEQ, QS_LEAF);
@@ -534,6 +541,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 }
 
 template gpusort_status quicksort_sort_pairs<uint32_t>(uint32_t *[2], uint32_t *[2], size_t, bool,
-													   void *, size_t, cudaStream_t, quicksort_stats *);
+													   void *, size_t, cudaStream_t, quicksort_stats *,
+													   const unsigned long long *);
 template gpusort_status quicksort_sort_pairs<uint64_t>(uint64_t *[2], uint32_t *[2], size_t, bool,
-													   void *, size_t, cudaStream_t, quicksort_stats *);
+													   void *, size_t, cudaStream_t, quicksort_stats *,
+													   const unsigned long long *);

@@ -1,55 +1,77 @@
 /*
  * sort_choice.cuh -- gpusort.algorithm = auto: which GPU sort runs, by key
- * width, n and a cheap look at the keys (the distinct values in a sample
- * of GPUSORT_AUTO_SAMPLE keys spread over the input), with the thresholds
- * of gpusort_kernels.h.  Shared by the job API and the benchmark.
+ * width, n and a cheap look at the keys, with the thresholds of
+ * gpusort_kernels.h.  Shared by the job API and the benchmark.
+ *
+ * The look is the radix sort's own first read (every 8-bit place's digit
+ * counts and the key range, onesweep_count_t) plus the distinct values of
+ * a sample of GPUSORT_AUTO_SAMPLE keys spread over the input, counted on
+ * the device into the first read's look slot; one copy brings both over.  When radix is chosen it
+ * goes on from that first read, and quicksort takes the key range from it,
+ * so the look costs either sort only the sample (one small block).
  */
 #ifndef GPUSORT_SORT_CHOICE_CUH
 #define GPUSORT_SORT_CHOICE_CUH
 
-#include <algorithm>
 #include <stdio.h>
 
 #include "cuda_check.cuh"
+#include "onesweep.cuh"
 
-/* out[i] = keys[i * n / SAMPLE] */
-template <typename K>
-__global__ void
-sample_kernel(const K *keys, size_t n, K *out)
+static_assert(GPUSORT_AUTO_SAMPLE <= 1024, "the sample is one block, a key a thread");
+
+/* What auto's look found, for the sort it picked. */
+struct sort_look
 {
-	for (int i = threadIdx.x; i < GPUSORT_AUTO_SAMPLE; i += blockDim.x)
-		out[i] = keys[(size_t) i * n / GPUSORT_AUTO_SAMPLE];
-}
+	bool		counted;		/* *counts holds the radix sort's first read */
+	int			distinct;		/* distinct keys in the sample */
+	onesweep_counts *counts;
+};
 
-/* Distinct keys in a sample spread over the input (scratch: SAMPLE keys). */
+/*
+ * *distinct = the distinct values among keys[i * n / SAMPLE]: a thread
+ * counts its key unless an earlier sample key equals it (SAMPLE^2 / 2
+ * comparisons of shared memory, cheaper than sorting the sample).
+ */
 template <typename K>
-static gpusort_status
-sample_distinct(const K *keys, size_t n, K *scratch, int *distinct)
+__global__ void __launch_bounds__(GPUSORT_AUTO_SAMPLE)
+sample_distinct_kernel(const K *__restrict__ keys, size_t n, int *distinct)
 {
-	K			h[GPUSORT_AUTO_SAMPLE];
+	__shared__ K s[GPUSORT_AUTO_SAMPLE];
+	const int	t = threadIdx.x;
+	bool		first = true;
 
-	sample_kernel<K><<<1, 256>>>(keys, n, scratch);
-	CUDA_TRY_LAUNCH("sample_kernel");
-	CUDA_TRY(cudaMemcpy(h, scratch, sizeof(h), cudaMemcpyDeviceToHost));
-	std::sort(h, h + GPUSORT_AUTO_SAMPLE);
-	*distinct = (int) (std::unique(h, h + GPUSORT_AUTO_SAMPLE) - h);
-	return GPUSORT_OK;
+	s[t] = keys[(size_t) t * n / GPUSORT_AUTO_SAMPLE];
+	__syncthreads();
+	for (int j = 0; j < t; j++)
+		first &= s[j] != s[t];
+
+	int			count = __syncthreads_count(first);
+
+	if (t == 0)
+		*distinct = count;
 }
 
 /*
  * The algorithm for n keys (key_words 32-bit words each; keys holds them as
  * K when key_words <= 2) and the reason, into why.  A forced choice is kept
- * unless the keys are too wide for it.
+ * unless the keys are too wide for it.  An auto choice that looks at the
+ * keys leaves look->counted set: temp (the radix sort's scratch, at least
+ * onesweep_temp_bytes) then holds the first read and *look->counts its host
+ * copy, for onesweep_sort_counted or quicksort's known range.
  */
 template <typename K>
 static gpusort_status
-choose_algorithm(const K *keys, size_t n, K *scratch, int key_words,
-				 gpusort_algorithm requested, gpusort_algorithm *chosen,
-				 char *why, size_t len)
+choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
+				 gpusort_algorithm requested, gpusort_algorithm *chosen, char *why,
+				 size_t len, sort_look *look)
 {
-	int			distinct = 0;
+	const bool	wide = key_words == 2;
 	gpusort_status st;
 
+	look->counted = false;
+	look->distinct = 0;
+	look->counts = onesweep_host_counts();
 	if (requested != GPUSORT_ALGO_AUTO)
 	{
 		*chosen = requested;
@@ -75,26 +97,41 @@ choose_algorithm(const K *keys, size_t n, K *scratch, int key_words,
 		snprintf(why, len, "%zu rows fit one block", n);
 		return GPUSORT_OK;
 	}
-	if (n < (key_words == 2 ? GPUSORT_AUTO_QUICKSORT_MIN_N_64 : GPUSORT_AUTO_QUICKSORT_MIN_N_32))
+	if (n < (wide ? GPUSORT_AUTO_QUICKSORT_MIN_N_64 : GPUSORT_AUTO_QUICKSORT_MIN_N_32))
 	{
 		*chosen = GPUSORT_ALGO_RADIX;
 		snprintf(why, len, "%zu rows: below the quicksort threshold for %d-bit keys", n,
 				 32 * key_words);
 		return GPUSORT_OK;
 	}
-	if ((st = sample_distinct(keys, n, scratch, &distinct)) != GPUSORT_OK)
+
+	/* the look: the sample and the radix sort's first read, one copy, one wait */
+	sample_distinct_kernel<K><<<1, GPUSORT_AUTO_SAMPLE>>>(
+		keys, n, (int *) ((char *) temp + ONESWEEP_LOOK_OFFSET));
+	CUDA_TRY_LAUNCH("sample_distinct_kernel");
+	if ((st = onesweep_count_t<K>(keys, n, temp, 0, look->counts)) != GPUSORT_OK)
 		return st;
-	if (distinct >= 2 && distinct <= GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT)
+	CUDA_TRY(cudaStreamSynchronize(0));
+	look->distinct = look->counts->look[0];
+	look->counted = true;
+
+	if (look->counts->range[0] == look->counts->range[1])
+	{
+		*chosen = GPUSORT_ALGO_RADIX;
+		snprintf(why, len, "all keys equal (the first read shows it)");
+	}
+	else if (look->distinct <= (wide ? GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64
+								: GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32))
 	{
 		*chosen = GPUSORT_ALGO_QUICKSORT;
-		snprintf(why, len, "few distinct keys (%d in a sample of %d)", distinct,
+		snprintf(why, len, "few distinct keys (%d in a sample of %d)", look->distinct,
 				 GPUSORT_AUTO_SAMPLE);
 	}
 	else
 	{
 		*chosen = GPUSORT_ALGO_RADIX;
-		snprintf(why, len, "%d distinct key%s in a sample of %d", distinct,
-				 distinct == 1 ? "" : "s", GPUSORT_AUTO_SAMPLE);
+		snprintf(why, len, "%d distinct keys in a sample of %d", look->distinct,
+				 GPUSORT_AUTO_SAMPLE);
 	}
 	return GPUSORT_OK;
 }

@@ -8,7 +8,8 @@
  * chunks of two words from the last chunk to the first, each chunk
  * gathered through the permutation so far.  Quicksort (quicksort.cuh) and
  * the bitonic sort (bitonic.cuh) take keys of up to two words.  Under
- * GPUSORT_ALGO_AUTO the job picks one by key width, n and a sample of keys.
+ * GPUSORT_ALGO_AUTO the job picks one by key width, n and a look at the keys
+ * (sort_choice.cuh), whose first read the sort picked then goes on from.
  */
 #include <algorithm>
 
@@ -38,6 +39,9 @@ struct gpusort_job
 	int			cur;			/* buffer holding the result, -1: not sorted */
 	gpusort_timing timing;
 };
+
+/* The auto choice's look at the keys of the job being sorted (one at a time). */
+static sort_look look;
 
 static double
 now_ms(void)
@@ -210,8 +214,15 @@ job_radix_sort(gpusort_job *job)
 					job->d_words, n, first, perm, (uint32_t *) keys[0]);
 			CUDA_TRY_LAUNCH("chunk_keys_kernel");
 		}
-		st = onesweep_sort_pairs(keys, vals, n, width * 4, perm == NULL,
-								 job->d_temp, job->temp_bytes, 0, &r, &stats);
+		if (perm == NULL && look.counted && job->nwords == 2)
+			st = onesweep_sort_counted((uint64_t **) keys, vals, n, true, job->d_temp,
+									   job->temp_bytes, 0, look.counts, &r, &stats);
+		else if (perm == NULL && look.counted && job->nwords == 1)
+			st = onesweep_sort_counted((uint32_t **) keys, vals, n, true, job->d_temp,
+									   job->temp_bytes, 0, look.counts, &r, &stats);
+		else
+			st = onesweep_sort_pairs(keys, vals, n, width * 4, perm == NULL,
+									 job->d_temp, job->temp_bytes, 0, &r, &stats);
 		if (st != GPUSORT_OK)
 			return st;
 		job->cur = r == 0 ? o : o ^ 1;
@@ -227,12 +238,12 @@ static gpusort_status
 job_choose(gpusort_job *job, gpusort_algorithm requested, gpusort_algorithm *chosen)
 {
 	if (job->nwords == 2)
-		return choose_algorithm((const uint64_t *) job->d_keys[0], job->n,
-								(uint64_t *) job->d_keys[1], job->nwords, requested, chosen,
-								job->timing.why, sizeof(job->timing.why));
-	return choose_algorithm((const uint32_t *) job->d_keys[0], job->n,
-							(uint32_t *) job->d_keys[1], job->nwords, requested, chosen,
-							job->timing.why, sizeof(job->timing.why));
+		return choose_algorithm((const uint64_t *) job->d_keys[0], job->n, job->d_temp,
+								job->nwords, requested, chosen,
+								job->timing.why, sizeof(job->timing.why), &look);
+	return choose_algorithm((const uint32_t *) job->d_keys[0], job->n, job->d_temp,
+							job->nwords, requested, chosen,
+							job->timing.why, sizeof(job->timing.why), &look);
 }
 
 /* The key chunk of keys up to two words, in d_keys[0]. */
@@ -286,10 +297,12 @@ gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm requested)
 
 		if (job->nwords == 2)
 			st = quicksort_sort_pairs((uint64_t **) job->d_keys, job->d_vals, n, true,
-									  job->d_temp, job->temp_bytes, 0, &qs);
+									  job->d_temp, job->temp_bytes, 0, &qs,
+									  look.counted ? look.counts->range : NULL);
 		else
 			st = quicksort_sort_pairs((uint32_t **) job->d_keys, job->d_vals, n, true,
-									  job->d_temp, job->temp_bytes, 0, &qs);
+									  job->d_temp, job->temp_bytes, 0, &qs,
+									  look.counted ? look.counts->range : NULL);
 		job->cur = 1;
 	}
 	else

@@ -1,7 +1,7 @@
 /*
  * test_data.h -- random key distributions for the test and benchmark
  * programs: Cederman and Tsigas's uniform, sorted, reverse, zero, bucket,
- * gaussian and staggered, plus reduced-entropy, banded and few-distinct keys.
+ * gaussian and staggered, plus reduced-entropy, banded and few-distinct (16 or 4 values) keys.
  * Header-only, plain C.
  */
 #ifndef GPUSORT_TEST_DATA_H
@@ -35,12 +35,13 @@ typedef enum test_distribution
 	DIST_ENTROPY_AND4,			/* AND of 4 random words */
 	DIST_BANDED20,				/* 20 significant bits */
 	DIST_FEW16,					/* 16 distinct values */
+	DIST_FEW4,					/* 4 distinct values */
 	DIST_COUNT
 } test_distribution;
 
 static const char *const test_distribution_names[DIST_COUNT] = {
 	"uniform", "sorted", "reverse", "zero", "bucket", "gaussian",
-	"staggered", "entropy-and2", "entropy-and4", "banded20", "few16"
+	"staggered", "entropy-and2", "entropy-and4", "banded20", "few16", "few4"
 };
 
 /* xorshift64* */
@@ -156,13 +157,15 @@ test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
 			}
 			break;
 		case DIST_FEW16:
+		case DIST_FEW4:
 			{
 				uint32_t	values[16];
+				int			shift = d == DIST_FEW16 ? 28 : 30;
 
 				for (int k = 0; k < 16; k++)
 					values[k] = test_rand32(rng);
 				for (size_t i = 0; i < n; i++)
-					keys[i] = values[test_rand32(rng) >> 28];
+					keys[i] = values[test_rand32(rng) >> shift];
 			}
 			break;
 		case DIST_COUNT:
