@@ -3,6 +3,7 @@
  * Its tuning constants are the QS_* below.
  */
 #include <algorithm>
+#include <stdlib.h>
 #include <vector>
 
 #include "bitonic.cuh"
@@ -14,9 +15,10 @@
 #define QS_WARPS		(QS_THREADS / 32)
 #define QS_ITEMS		4			/* QS_ITEMS * QS_WARPS == 32: one warp scans a step */
 #define QS_STEP			(QS_THREADS * QS_ITEMS)
-#define QS_MAXSEQ		1024		/* phase one stops at this many sequences */
+#define QS_MAXSEQ		1024		/* phase one stops at this many sequences ... */
+#define QS_MAXSEQ_LIMIT	65536		/* ... or GPUSORT_QS_MAXSEQ's, up to this (tuning) */
 #define QS_BLOCKS_PER_SM 8			/* phase-one blocks per round */
-#define QS_MAX_TASKS	16384
+#define QS_EXTRA_TASKS	8192		/* tasks of a round: <= sequences + 8 * SMs */
 #define QS_STACK		64
 #define QS_LEAF			BITONIC_BLOCK_PAIRS
 
@@ -349,14 +351,41 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 	}
 }
 
+/*
+ * Sequences phase one may split in a round for n keys: QS_MAXSEQ
+ * (GPUSORT_QS_MAXSEQ in the environment overrides it, for tuning), and no
+ * more than n's leaves; a multiple of 64, so that the parts of temp stay
+ * 8-byte aligned.
+ */
+static size_t
+qs_max_sequences(size_t n)
+{
+	static size_t limit = 0;
+
+	if (limit == 0)
+	{
+		const char *e = getenv("GPUSORT_QS_MAXSEQ");
+		long		v = e ? atol(e) : QS_MAXSEQ;
+
+		limit = (size_t) std::min<long>(std::max<long>(v, 16), QS_MAXSEQ_LIMIT);
+	}
+	return (std::min(limit, n / QS_LEAF + 16) + 63) / 64 * 64;
+}
+
+/* A round's tasks: every sequence's sections of at most one chunk each. */
+static size_t
+qs_max_tasks(size_t n)
+{
+	return qs_max_sequences(n) + QS_EXTRA_TASKS;
+}
+
 size_t
 quicksort_temp_bytes(size_t n, int key_bytes)
 {
 	size_t		seq = key_bytes == 8 ? sizeof(qs_seq<uint64_t>) : sizeof(qs_seq<uint32_t>);
+	size_t		maxseq = qs_max_sequences(n);
 
-	(void) n;					/* bookkeeping only: bounded by QS_MAXSEQ */
-
-	return QS_MAXSEQ * seq + QS_MAX_TASKS * sizeof(qs_task) + 2 * QS_MAXSEQ * sizeof(qs_leaf) + 64;
+	return maxseq * seq + qs_max_tasks(n) * sizeof(qs_task) + 2 * maxseq * sizeof(qs_leaf) + 64;
 }
 
 struct qs_work
@@ -376,9 +405,10 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 {
 	unsigned char *tp = (unsigned char *) temp;
 	qs_seq<K>  *d_seqs = (qs_seq<K> *) tp;
-	qs_task    *d_tasks = (qs_task *) (tp + QS_MAXSEQ * sizeof(qs_seq<K>));
-	qs_leaf    *d_leaves = (qs_leaf *) (d_tasks + QS_MAX_TASKS);
-	unsigned long long *d_range = (unsigned long long *) (d_leaves + 2 * QS_MAXSEQ);
+	const size_t maxseq = qs_max_sequences(n);
+	qs_task    *d_tasks = (qs_task *) (tp + maxseq * sizeof(qs_seq<K>));
+	qs_leaf    *d_leaves = (qs_leaf *) (d_tasks + qs_max_tasks(n));
+	unsigned long long *d_range = (unsigned long long *) (d_leaves + 2 * maxseq);
 	static std::vector<qs_seq<K> > seqs;
 	static std::vector<qs_task> tasks;
 	std::vector<qs_leaf> leaves;
@@ -422,13 +452,40 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	}
 	work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
 
-	const size_t minlength = std::max<size_t>(n / QS_MAXSEQ, QS_LEAF);
+	const size_t minlength = std::max<size_t>(n / maxseq, QS_LEAF);
 	const size_t max_blocks = (size_t) sms * QS_BLOCKS_PER_SM;
 
-	/* phase one */
+	/*
+	 * Phase two sorts the leaves so far: one block each.  Leaves are
+	 * disjoint ranges, so this may run while phase one goes on elsewhere;
+	 * it runs whenever the leaf buffer is full, and at the end.
+	 */
+	auto		flush_leaves = [&]() -> gpusort_status {
+		if (leaves.empty())
+			return GPUSORT_OK;
+		stats->sequences += (int) leaves.size();
+		CUDA_TRY(cudaMemcpyAsync(d_leaves, leaves.data(), leaves.size() * sizeof(qs_leaf),
+								 cudaMemcpyHostToDevice, stream));
+		qs_phase_two_kernel<K><<<(unsigned) leaves.size(), QS_THREADS, 0, stream>>>(
+			d_leaves, keys[0], vals[0], keys[1], vals[1]);
+		CUDA_TRY_LAUNCH("qs_phase_two_kernel");
+		/* the host copy of the leaves must live until the copy is done */
+		CUDA_TRY(cudaStreamSynchronize(stream));
+		leaves.clear();
+		return GPUSORT_OK;
+	};
+	const size_t leaf_capacity = 2 * maxseq;
+
+	/*
+	 * Phase one, until every sequence is short (at most minlength) or of
+	 * one value.  Every sequence it splits is longer than n / maxseq, so a
+	 * round never splits more than maxseq; skewed keys take more rounds
+	 * rather than leaving long sequences to a single block.
+	 */
 	while (!work.empty())
 	{
 		std::vector<qs_work> active;
+		gpusort_status fst;
 
 		for (const qs_work &w : work)
 		{
@@ -445,30 +502,16 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 											 cudaMemcpyDeviceToDevice, stream));
 				}
 			}
-			else if (w.end - w.start <= minlength)
+			else if (w.end - w.start <= minlength || active.size() == maxseq)
+			{
+				if (leaves.size() == leaf_capacity && (fst = flush_leaves()) != GPUSORT_OK)
+					return fst;
 				leaves.push_back({w.start, w.end, w.buf});
+			}
 			else
 				active.push_back(w);
 		}
 		work.clear();
-		if (active.empty())
-			break;
-
-		/*
-		 * Split the longest sequences while the count stays within
-		 * QS_MAXSEQ (skewed keys leave a few long ones); the rest go to
-		 * phase two as they are.
-		 */
-		std::sort(active.begin(), active.end(), [](const qs_work &a, const qs_work &b) {
-			return a.end - a.start > b.end - b.start;
-		});
-
-		long		room = (long) QS_MAXSEQ - (long) leaves.size() - (long) active.size();
-		size_t		split = room > 0 ? std::min<size_t>((size_t) room, active.size()) : 0;
-
-		for (size_t q = split; q < active.size(); q++)
-			leaves.push_back({active[q].start, active[q].end, active[q].buf});
-		active.resize(split);
 		if (active.empty())
 			break;
 
@@ -501,7 +544,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 				tasks.push_back({(uint32_t) q, (uint32_t) b,
 								 (uint32_t) std::min<size_t>(b + chunk, w.end)});
 		}
-		if (tasks.size() > QS_MAX_TASKS)
+		if (tasks.size() > qs_max_tasks(n))
 			return GPUSORT_ERR_INVALID_ARGUMENT;
 		CUDA_TRY(cudaMemcpyAsync(d_seqs, seqs.data(), seqs.size() * sizeof(qs_seq<K>),
 								 cudaMemcpyHostToDevice, stream));
@@ -526,18 +569,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		}
 	}
 
-	/* phase two */
-	stats->sequences = (int) leaves.size();
-	if (leaves.empty())
-		return GPUSORT_OK;
-	CUDA_TRY(cudaMemcpyAsync(d_leaves, leaves.data(), leaves.size() * sizeof(qs_leaf),
-							 cudaMemcpyHostToDevice, stream));
-	qs_phase_two_kernel<K><<<(unsigned) leaves.size(), QS_THREADS, 0, stream>>>(
-		d_leaves, keys[0], vals[0], keys[1], vals[1]);
-	CUDA_TRY_LAUNCH("qs_phase_two_kernel");
-	/* the host copy of the leaves must live until the copy is done */
-	CUDA_TRY(cudaStreamSynchronize(stream));
-	return GPUSORT_OK;
+	/* phase two: the leaves left */
+	return flush_leaves();
 }
 
 template gpusort_status quicksort_sort_pairs<uint32_t>(uint32_t *[2], uint32_t *[2], size_t, bool,

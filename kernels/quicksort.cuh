@@ -2,14 +2,16 @@
  * quicksort.cuh -- GPU-Quicksort (Cederman and Tsigas) of (key, 32-bit
  * payload) pairs, 32- and 64-bit keys.  Not stable.
  *
- * Phase one: while there are few sequences, many blocks share each one.
- * The pivot is the midpoint of the sequence's minimum and maximum; a block
+ * Phase one: many blocks share each sequence longer than n / QS_MAXSEQ,
+ * round after round until none is left (skewed keys take more rounds, not
+ * longer leaves for a single block).  The pivot is the midpoint of the sequence's minimum and maximum; a block
  * walks its section a step at a time and takes room for the step's smaller
  * and larger-or-equal keys at the two ends of the sequence with atomic adds
  * (no host round trip per block), writing each side coalesced; the blocks
  * also gather each side's minimum and maximum for the next pivots.  A
  * sequence whose keys are all equal is finished (one value costs one read).
- * Phase two: one block per sequence with an explicit stack, pushing the
+ * Phase two (whenever the leaf buffer is full, and at the end): one block
+ * per sequence with an explicit stack, pushing the
  * larger side first so that the smaller is sorted next; median-of-three
  * pivot; a count pass, then a three-way scatter (smaller | equal | larger)
  * into the other buffer, the equal run being finished; sequences that fit
