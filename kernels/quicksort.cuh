@@ -4,18 +4,19 @@
  *
  * Phase one: many blocks share each sequence longer than n / QS_MAXSEQ,
  * round after round until none is left (skewed keys take more rounds, not
- * longer leaves for a single block).  The pivot is the midpoint of the sequence's minimum and maximum; a block
- * walks its section a step at a time and takes room for the step's smaller
- * and larger-or-equal keys at the two ends of the sequence with atomic adds
- * (no host round trip per block), writing each side coalesced; the blocks
- * also gather each side's minimum and maximum for the next pivots.  A
- * sequence whose keys are all equal is finished (one value costs one read).
+ * longer leaves for a single block).  The pivot is the midpoint of the
+ * sequence's minimum and maximum; a block walks its section a step at a
+ * time and takes room for the step's smaller and larger-or-equal keys at
+ * the two ends of the sequence with atomic adds (no host round trip per
+ * block), writing each side coalesced; the blocks also gather each side's
+ * minimum and maximum for the next pivots.  A sequence whose keys are all
+ * equal is finished (one value costs one read).
  * Phase two (whenever the leaf buffer is full, and at the end): one block
- * per sequence with an explicit stack, pushing the
- * larger side first so that the smaller is sorted next; median-of-three
- * pivot; a count pass, then a three-way scatter (smaller | equal | larger)
- * into the other buffer, the equal run being finished; sequences that fit
- * in shared memory are finished by a bitonic sort there (bitonic.cuh).
+ * per sequence with an explicit stack, pushing the larger side first so
+ * that the smaller is sorted next; median-of-three pivot; a count pass,
+ * then a three-way scatter (smaller | equal | larger) into the other
+ * buffer, the equal run being finished; sequences that fit in shared
+ * memory are finished by a bitonic sort there (bitonic.cuh).
  */
 #ifndef GPUSORT_QUICKSORT_CUH
 #define GPUSORT_QUICKSORT_CUH
