@@ -133,6 +133,25 @@ run(size_t n)
 					b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
 			});
 			printf("  %-34s %8.3f ms\n", "histogram of all places", ms);
+			/* other grids and unrolls of the histogram read */
+			for (int bps : {2, 3, 4, 6})
+			{
+				double		t1 = time_it(b, [&] {
+					histogram_kernel<K, 1><<<132 * bps, RADIX_HIST_THREADS>>>(
+						b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
+				});
+				double		t2 = time_it(b, [&] {
+					histogram_kernel<K, 2><<<132 * bps, RADIX_HIST_THREADS>>>(
+						b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
+				});
+				double		t4 = time_it(b, [&] {
+					histogram_kernel<K, 4><<<132 * bps, RADIX_HIST_THREADS>>>(
+						b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
+				});
+
+				printf("  histogram, %d blocks/SM: unroll 1 %.3f ms, 2 %.3f ms, 4 %.3f ms\n",
+					   bps, t1, t2, t4);
+			}
 			cudaFree(range);
 		}
 		/* first the project's policies, then last session's, the compact ones, and others */

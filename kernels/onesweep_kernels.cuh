@@ -96,7 +96,7 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan)
  * by the caller); if range is not NULL, also the minimum and maximum key into
  * range[0] (preset to all ones) and range[1] (preset to zero).
  */
-template <typename K>
+template <typename K, int UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32>
 __global__ void __launch_bounds__(RADIX_HIST_THREADS)
 histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 				 uint32_t *__restrict__ hist, unsigned long long *range)
@@ -107,22 +107,43 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	const size_t first = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
 	constexpr int PER_VEC = 16 / sizeof(K);
 	const size_t nvec = n / PER_VEC;
+	const uint4 *vecs = reinterpret_cast<const uint4 *>(keys);
 	K			lo = ~(K) 0,
 				hi = 0;
+	union vec_keys
+	{
+		uint4		vec;
+		K			k[PER_VEC];
+	};
+	size_t		v = first;
 
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
 		sh[i] = 0;
 	__syncthreads();
 
-	for (size_t v = first; v < nvec; v += stride)
+	/* UNROLL vectors of keys in flight per thread, then their counts */
+	for (; v + (UNROLL - 1) * stride < nvec; v += UNROLL * stride)
 	{
-		union
-		{
-			uint4		vec;
-			K			k[PER_VEC];
-		}			u;
+		vec_keys	u[UNROLL];
 
-		u.vec = __ldg(reinterpret_cast<const uint4 *>(keys) + v);
+#pragma unroll
+		for (int r = 0; r < UNROLL; r++)
+			u[r].vec = __ldg(vecs + v + r * stride);
+#pragma unroll
+		for (int r = 0; r < UNROLL; r++)
+#pragma unroll
+			for (int j = 0; j < PER_VEC; j++)
+			{
+				lo = min(lo, u[r].k[j]);
+				hi = max(hi, u[r].k[j]);
+				histogram_count(sh, u[r].k[j], kmin, plan);
+			}
+	}
+	for (; v < nvec; v += stride)
+	{
+		vec_keys	u;
+
+		u.vec = __ldg(vecs + v);
 #pragma unroll
 		for (int j = 0; j < PER_VEC; j++)
 		{

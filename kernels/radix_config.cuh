@@ -90,8 +90,12 @@ typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8,
 /* Earlier tiles' status words a look-back step reads at once. */
 #define RADIX_LOOKBACK_WINDOW	8
 
-/* Histogram kernel: threads per block and blocks per multiprocessor. */
+/* Histogram kernel: threads per block and blocks per multiprocessor (measured
+ * with bench/radix_tune's histogram lines, bench/results/radix_tune-h100.txt). */
 #define RADIX_HIST_THREADS		512
-#define RADIX_HIST_BLOCKS_PER_SM 2
+#define RADIX_HIST_BLOCKS_PER_SM 6		/* grid: 6 per SM (4 resident on an H100) */
+/* 16-byte vectors of keys a thread of the histogram read loads at once */
+#define RADIX_HIST_UNROLL_32	4
+#define RADIX_HIST_UNROLL_64	2
 
 #endif
