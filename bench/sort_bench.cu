@@ -108,7 +108,7 @@ static int	runs = 5;
  * Timed runs at n: RUNS, and at least SMALL_RUNS up to SMALL_N keys, whose
  * sorts take tens of microseconds and scatter by several percent.
  */
-#define SMALL_N		((size_t) 1 << 20)
+#define SMALL_N		((size_t) 10000000)
 #define SMALL_RUNS	25
 static int
 runs_at(size_t n)
@@ -290,7 +290,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				CK(cudaEventRecord(e0));
 				if (s == SORT_AUTO)
 				{
-					gpusort_algorithm a;
+					gpusort_algorithm a = GPUSORT_ALGO_RADIX;
 					char		why[80];
 
 					GS(choose_algorithm<K>(keys[0], n, temp, sizeof(K) / 4,
@@ -436,7 +436,7 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 		exit(2);
 	}
 	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
-	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 2^20 keys: %d; CUDA events around the sort call; "
+	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 10^7 keys: %d; CUDA events around the sort call; "
 			"CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
 			"each; `min+`: digits of key − min). `auto / best`: gpusort auto's time over the "
 			"faster of gpusort radix and quicksort (1.00 = as fast as the best). Bitonic only "

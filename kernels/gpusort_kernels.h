@@ -93,11 +93,11 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
  * gpusort.algorithm = auto, measured on an H100 (README, "Choosing the
  * algorithm"): up to GPUSORT_AUTO_BITONIC_MAX_N rows a bitonic network in
  * one block; from GPUSORT_AUTO_QUICKSORT_MIN_N_32/_64 rows (32-/64-bit keys)
- * a look at the keys -- the radix sort's first read (digit counts and key
- * range) and the distinct values of a sample of GPUSORT_AUTO_SAMPLE keys,
- * in one wait -- picks quicksort when the sample holds at most
- * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 values and the keys are not
- * all equal; radix otherwise, reusing that first read.
+ * a look at the keys -- the radix sort's own first read (digit counts of
+ * every byte, key range) and, only where every byte takes at most
+ * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 values, the distinct values of
+ * a sample of GPUSORT_AUTO_SAMPLE keys -- picks quicksort for at most that
+ * many distinct keys; radix otherwise, going on from that first read.
  */
 #define GPUSORT_AUTO_BITONIC_MAX_N				16384
 #define GPUSORT_AUTO_SAMPLE						256

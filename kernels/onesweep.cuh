@@ -48,7 +48,7 @@ gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
 /*
  * temp layout: histogram | range (16 bytes) | look (16 bytes: the auto
  * choice's sample count) | tile counter (16 bytes) | tile status.  The
- * first three are the first read's image, onesweep_counts.
+ * first two are the first read's image, onesweep_counts.
  */
 #define ONESWEEP_HIST_BYTES		(RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t))
 #define ONESWEEP_LOOK_OFFSET	(ONESWEEP_HIST_BYTES + 2 * sizeof(unsigned long long))
@@ -109,18 +109,17 @@ onesweep_bit_length(unsigned long long x)
 
 /*
  * The first read of a sort, as the host sees it: the counts of every 8-bit
- * place, the key range [min, max] and the look slot -- the head of temp,
- * brought over in one copy.  The auto choice (sort_choice.cuh) reads it
+ * place and the key range [min, max] -- the head of temp, brought over in
+ * one copy.  The auto choice (sort_choice.cuh) reads it
  * too, so that its look costs the radix sort nothing.
  */
 struct onesweep_counts
 {
 	uint32_t	hist[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
 	unsigned long long range[2];
-	int			look[4];		/* look[0]: distinct keys in auto's sample */
 };
 
-static_assert(sizeof(onesweep_counts) == ONESWEEP_LOOK_OFFSET + 16, "the head of temp");
+static_assert(sizeof(onesweep_counts) == ONESWEEP_LOOK_OFFSET, "the head of temp");
 
 /*
  * A host copy of a first read (one per translation unit): pinned, so that

@@ -4,11 +4,13 @@
  * gpusort_kernels.h.  Shared by the job API and the benchmark.
  *
  * The look is the radix sort's own first read (every 8-bit place's digit
- * counts and the key range, onesweep_count_t) plus the distinct values of
- * a sample of GPUSORT_AUTO_SAMPLE keys spread over the input, counted on
- * the device into the first read's look slot; one copy brings both over.  When radix is chosen it
- * goes on from that first read, and quicksort takes the key range from it,
- * so the look costs either sort only the sample (one small block).
+ * counts and the key range, onesweep_count_t).  All keys equal, or more
+ * distinct digits in one byte than quicksort's limit (so more distinct
+ * keys): radix, which goes on from that read, so the look costs it
+ * nothing.  Only when every byte takes few values does a sample of
+ * GPUSORT_AUTO_SAMPLE keys, counted on the device, tell few distinct keys
+ * (quicksort, which takes its key range from the first read) from many
+ * combinations of few digits (radix).
  */
 #ifndef GPUSORT_SORT_CHOICE_CUH
 #define GPUSORT_SORT_CHOICE_CUH
@@ -105,23 +107,45 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		return GPUSORT_OK;
 	}
 
-	/* the look: the sample and the radix sort's first read, one copy, one wait */
-	sample_distinct_kernel<K><<<1, GPUSORT_AUTO_SAMPLE>>>(
-		keys, n, (int *) ((char *) temp + ONESWEEP_LOOK_OFFSET));
-	CUDA_TRY_LAUNCH("sample_distinct_kernel");
+	/* the look: first the radix sort's own first read */
+	const int	limit = wide ? GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64
+		: GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32;
+	int			most = 0;		/* most distinct digits of one 8-bit place */
+
 	if ((st = onesweep_count_t<K>(keys, n, temp, 0, look->counts)) != GPUSORT_OK)
 		return st;
 	CUDA_TRY(cudaStreamSynchronize(0));
-	look->distinct = look->counts->look[0];
 	look->counted = true;
-
 	if (look->counts->range[0] == look->counts->range[1])
 	{
 		*chosen = GPUSORT_ALGO_RADIX;
 		snprintf(why, len, "all keys equal (the first read shows it)");
+		return GPUSORT_OK;
 	}
-	else if (look->distinct <= (wide ? GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64
-								: GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32))
+	for (int p = 0; p < (int) sizeof(K); p++)
+	{
+		const uint32_t *h = look->counts->hist + p * RADIX_HIST_STRIDE;
+		int			used = 0;
+
+		for (int d = 0; d < 256; d++)
+			used += h[d] != 0;
+		most = used > most ? used : most;
+	}
+	if (most > limit)
+	{
+		/* at least that many distinct keys: no sample needed */
+		*chosen = GPUSORT_ALGO_RADIX;
+		snprintf(why, len, "%d distinct digits in one byte of the keys", most);
+		return GPUSORT_OK;
+	}
+
+	/* every byte takes few values: the sample tells few keys from many combinations */
+	sample_distinct_kernel<K><<<1, GPUSORT_AUTO_SAMPLE>>>(
+		keys, n, (int *) ((char *) temp + ONESWEEP_LOOK_OFFSET));
+	CUDA_TRY_LAUNCH("sample_distinct_kernel");
+	CUDA_TRY(cudaMemcpy(&look->distinct, (char *) temp + ONESWEEP_LOOK_OFFSET, sizeof(int),
+						cudaMemcpyDeviceToHost));
+	if (look->distinct <= limit)
 	{
 		*chosen = GPUSORT_ALGO_QUICKSORT;
 		snprintf(why, len, "few distinct keys (%d in a sample of %d)", look->distinct,
