@@ -99,8 +99,8 @@ bench/sort_bench: bench/sort_bench.cu bench/bench_data.cuh test/test_data.h src/
 	$(NVCC) $(NVCC_FLAGS) -Isrc -Ikernels -Itest -o $@ bench/sort_bench.cu src/cpu_radix.c \
 		$(filter-out kernels/sort_job.o,$(KERNEL_OBJS))
 
-bench/radix_tune: bench/radix_tune.cu bench/bench_data.cuh test/test_data.h $(KERNEL_HEADERS) kernels/device.o
-	$(NVCC) $(NVCC_FLAGS) -Ikernels -Itest -o $@ bench/radix_tune.cu kernels/device.o
+bench/radix_tune: bench/radix_tune.cu bench/bench_data.cuh test/test_data.h $(KERNEL_HEADERS) kernels/device.o kernels/onesweep.o
+	$(NVCC) $(NVCC_FLAGS) -Ikernels -Itest -o $@ bench/radix_tune.cu kernels/device.o kernels/onesweep.o
 
 .PHONY: unit-test kernel-test
 unit-test: test/unit_test

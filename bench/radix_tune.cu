@@ -39,6 +39,20 @@ fill(bufs<K> &b, int dist)
 }
 
 template <typename K, typename F>
+static double time_it(bufs<K> &b, F sort);
+
+/* The histogram read of every 8-bit place with UNROLL loads a thread, blocks_per_sm * 132 blocks. */
+template <typename K, int UNROLL>
+static double
+time_histogram(bufs<K> &b, const digit_plan &plan, unsigned long long *range, int blocks_per_sm)
+{
+	return time_it(b, [&] {
+		histogram_kernel<K, UNROLL><<<132 * blocks_per_sm, RADIX_HIST_THREADS>>>(
+			b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
+	});
+}
+
+template <typename K, typename F>
 static double
 time_it(bufs<K> &b, F sort)
 {
@@ -135,23 +149,10 @@ run(size_t n)
 			printf("  %-34s %8.3f ms\n", "histogram of all places", ms);
 			/* other grids and unrolls of the histogram read */
 			for (int bps : {2, 3, 4, 6})
-			{
-				double		t1 = time_it(b, [&] {
-					histogram_kernel<K, 1><<<132 * bps, RADIX_HIST_THREADS>>>(
-						b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
-				});
-				double		t2 = time_it(b, [&] {
-					histogram_kernel<K, 2><<<132 * bps, RADIX_HIST_THREADS>>>(
-						b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
-				});
-				double		t4 = time_it(b, [&] {
-					histogram_kernel<K, 4><<<132 * bps, RADIX_HIST_THREADS>>>(
-						b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
-				});
-
 				printf("  histogram, %d blocks/SM: unroll 1 %.3f ms, 2 %.3f ms, 4 %.3f ms\n",
-					   bps, t1, t2, t4);
-			}
+					   bps, time_histogram<K, 1>(b, plan, range, bps),
+					   time_histogram<K, 2>(b, plan, range, bps),
+					   time_histogram<K, 4>(b, plan, range, bps));
 			cudaFree(range);
 		}
 		/* first the project's policies, then last session's, the compact ones, and others */

@@ -10,7 +10,7 @@
  *                       payloads read like CUB's;
  *   gpusort quicksort - GPU-Quicksort (kernels/quicksort.cuh);
  *   gpusort bitonic   - the bitonic network (kernels/bitonic.cuh), n <= 2^22;
- *   gpusort auto      - gpusort.algorithm = auto: its look at the keys and the sort it picks
+ *   gpusort auto      - gpusort.algorithm = auto: its look at the keys
  *                       (kernels/sort_choice.cuh) and the sort it picks;
  *   cub       - cub::DeviceRadixSort::SortPairs, temp storage allocated once;
  *   thrust    - thrust::sort_by_key on device pointers, as a user calls it;
@@ -436,8 +436,8 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 		exit(2);
 	}
 	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
-	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 10^7 keys: %d; CUDA events around the sort call; "
-			"CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
+	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 10^7 keys: %d; "
+			"CUDA events around the sort call; CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
 			"each; `min+`: digits of key − min). `auto / best`: gpusort auto's time over the "
 			"faster of gpusort radix and quicksort (1.00 = as fast as the best). Bitonic only "
 			"up to 2^22; the CPU only up to the -c size.\n\n", cmdline, runs, runs_at(1));

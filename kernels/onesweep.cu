@@ -55,6 +55,26 @@ onesweep_temp_bytes(size_t n, int key_bytes)
 	return a > b ? a : b;
 }
 
+onesweep_counts *
+onesweep_host_counts(void)
+{
+	static onesweep_counts *pinned = NULL;
+	static onesweep_counts pageable;
+	static bool tried = false;
+
+	if (!tried)
+	{
+		tried = true;
+		if (cudaHostAlloc((void **) &pinned, sizeof(onesweep_counts), cudaHostAllocPortable) !=
+			cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			pinned = NULL;
+		}
+	}
+	return pinned != NULL ? pinned : &pageable;
+}
+
 /* The measured policies, or the compact ones (the device of the first sort decides). */
 template <typename POL, typename K>
 static bool

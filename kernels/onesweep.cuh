@@ -122,29 +122,11 @@ struct onesweep_counts
 static_assert(sizeof(onesweep_counts) == ONESWEEP_LOOK_OFFSET, "the head of temp");
 
 /*
- * A host copy of a first read (one per translation unit): pinned, so that
+ * The process's host copy of a first read (onesweep.cu): pinned, so that
  * the copy is one direct transfer, allocated on first use and kept;
  * pageable if the pinned allocation fails.
  */
-static inline onesweep_counts *
-onesweep_host_counts(void)
-{
-	static onesweep_counts *pinned = NULL;
-	static onesweep_counts pageable;
-	static bool tried = false;
-
-	if (!tried)
-	{
-		tried = true;
-		if (cudaHostAlloc((void **) &pinned, sizeof(onesweep_counts), cudaHostAllocPortable) !=
-			cudaSuccess)
-		{
-			(void) cudaGetLastError();
-			pinned = NULL;
-		}
-	}
-	return pinned != NULL ? pinned : &pageable;
-}
+onesweep_counts *onesweep_host_counts(void);
 
 /*
  * Sort n pairs (2 <= n <= ONESWEEP_MAX_N) whose first read (onesweep_count_t
@@ -227,13 +209,9 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	const unsigned long long *range = counts->range;
 	digit_plan	plan;
 	K			kmin = 0;
-	int			hist_blocks = 1;
-	gpusort_status hst;
 
 	memset(stats, 0, sizeof(*stats));
 	*out = 0;
-	if ((hst = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
-		return hst;
 
 	/* 2. the plan: varying 8-bit places, or fewer wider digits over max - min */
 	{
@@ -285,6 +263,11 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		if (best_passes > 0)
 		{
 			int			bits = (rbits + best_passes - 1) / best_passes;
+			int			hist_blocks = 1;
+			gpusort_status hst;
+
+			if ((hst = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
+				return hst;
 
 			kmin = (K) range[0];
 			stats->from_min = true;

@@ -122,12 +122,12 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		snprintf(why, len, "all keys equal (the first read shows it)");
 		return GPUSORT_OK;
 	}
-	for (int p = 0; p < (int) sizeof(K); p++)
+	for (int p = 0; p < (int) sizeof(K) * 8 / RADIX_NARROW_BITS; p++)
 	{
 		const uint32_t *h = look->counts->hist + p * RADIX_HIST_STRIDE;
 		int			used = 0;
 
-		for (int d = 0; d < 256; d++)
+		for (int d = 0; d < (1 << RADIX_NARROW_BITS); d++)
 			used += h[d] != 0;
 		most = used > most ? used : most;
 	}

@@ -38,10 +38,8 @@ struct gpusort_job
 	void	   *d_bitonic;		/* padded buffers of a bitonic sort beyond one block */
 	int			cur;			/* buffer holding the result, -1: not sorted */
 	gpusort_timing timing;
+	sort_look	look;			/* the auto choice's look at the keys */
 };
-
-/* The auto choice's look at the keys of the job being sorted (one at a time). */
-static sort_look look;
 
 static double
 now_ms(void)
@@ -214,12 +212,12 @@ job_radix_sort(gpusort_job *job)
 					job->d_words, n, first, perm, (uint32_t *) keys[0]);
 			CUDA_TRY_LAUNCH("chunk_keys_kernel");
 		}
-		if (perm == NULL && look.counted && job->nwords == 2)
+		if (perm == NULL && job->look.counted && job->nwords == 2)
 			st = onesweep_sort_counted((uint64_t **) keys, vals, n, true, job->d_temp,
-									   job->temp_bytes, 0, look.counts, &r, &stats);
-		else if (perm == NULL && look.counted && job->nwords == 1)
+									   job->temp_bytes, 0, job->look.counts, &r, &stats);
+		else if (perm == NULL && job->look.counted && job->nwords == 1)
 			st = onesweep_sort_counted((uint32_t **) keys, vals, n, true, job->d_temp,
-									   job->temp_bytes, 0, look.counts, &r, &stats);
+									   job->temp_bytes, 0, job->look.counts, &r, &stats);
 		else
 			st = onesweep_sort_pairs(keys, vals, n, width * 4, perm == NULL,
 									 job->d_temp, job->temp_bytes, 0, &r, &stats);
@@ -240,10 +238,10 @@ job_choose(gpusort_job *job, gpusort_algorithm requested, gpusort_algorithm *cho
 	if (job->nwords == 2)
 		return choose_algorithm((const uint64_t *) job->d_keys[0], job->n, job->d_temp,
 								job->nwords, requested, chosen,
-								job->timing.why, sizeof(job->timing.why), &look);
+								job->timing.why, sizeof(job->timing.why), &job->look);
 	return choose_algorithm((const uint32_t *) job->d_keys[0], job->n, job->d_temp,
 							job->nwords, requested, chosen,
-							job->timing.why, sizeof(job->timing.why), &look);
+							job->timing.why, sizeof(job->timing.why), &job->look);
 }
 
 /* The key chunk of keys up to two words, in d_keys[0]. */
@@ -298,11 +296,11 @@ gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm requested)
 		if (job->nwords == 2)
 			st = quicksort_sort_pairs((uint64_t **) job->d_keys, job->d_vals, n, true,
 									  job->d_temp, job->temp_bytes, 0, &qs,
-									  look.counted ? look.counts->range : NULL);
+									  job->look.counted ? job->look.counts->range : NULL);
 		else
 			st = quicksort_sort_pairs((uint32_t **) job->d_keys, job->d_vals, n, true,
 									  job->d_temp, job->temp_bytes, 0, &qs,
-									  look.counted ? look.counts->range : NULL);
+									  job->look.counted ? job->look.counts->range : NULL);
 		job->cur = 1;
 	}
 	else
