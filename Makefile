@@ -19,7 +19,7 @@ REGRESS_OPTS = --load-extension=gpusort
 SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
 	src/devices.o src/key_encoding.o src/cpu_radix.o src/sort_keys.o \
 	src/tuple_store.o src/column_store.o src/big_alloc.o src/gpusort_planner.o \
-	src/gpusort_node.o
+	src/gpusort_node.o src/parallel_fill.o
 
 # PGXS would otherwise ask for LLVM bitcode of the nvcc objects
 override with_llvm = no

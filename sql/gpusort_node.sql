@@ -239,4 +239,51 @@ FETCH ABSOLUTE 300 FROM r;
 COMMIT;
 RESET gpusort.gpu_reorder_min_rows;
 
-DROP TABLE g, empty, nulls, specials, wide, narrow;
+-- parallel plans: the workers encode the keys and store the rows of a
+-- GpuSort -> Gather in shared memory (GpuSortFill), more rows than one
+-- chunk each; rows as tuples (a text column) or as columns (by-value
+-- columns only); NULL keys in every chunk (a) or in the last rows only (z)
+CREATE TABLE pf AS
+SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE hashint4(i) % 5000 END AS a,
+       (hashint8(i) % 100000)::float8 / 7 AS d,
+       CASE WHEN i > 90000 THEN NULL ELSE i % 1000 END AS z, md5(i::text) AS t
+FROM generate_series(1, 100000) i;
+ANALYZE pf;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY a, d DESC;
+SELECT p ->> 'Rows Sorted' AS rows, p ->> 'Rows Stored by Workers' AS stored_by_workers
+FROM explain_json('SELECT * FROM pf ORDER BY a NULLS FIRST, i') p;
+SELECT same_result('SELECT * FROM pf ORDER BY a NULLS FIRST, i', 'a, i');
+SELECT same_result('SELECT i, a, d FROM pf ORDER BY a, d DESC', 'a, d');
+SELECT same_result('SELECT * FROM pf ORDER BY z DESC, d', 'z, d');
+SELECT same_result('SELECT i, z FROM pf ORDER BY z NULLS FIRST, i DESC', 'z, i');
+-- the leader reads rows too, and a bound above the top-k heap's
+SET parallel_leader_participation = on;
+SELECT same_result('SELECT * FROM pf ORDER BY d DESC, i', 'd, i');
+SELECT same_result('SELECT i, z, a FROM pf ORDER BY z, a, i LIMIT 70000', 'z, a, i');
+SET parallel_leader_participation = off;
+-- a memory limit the workers meet part way: the rest of their rows comes
+-- up through the Gather, and the GpuSort hands them all to tuplesort
+SET gpusort.max_memory = '12MB';
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why,
+       (p ->> 'Rows Stored by Workers')::int BETWEEN 1 AND 99999 AS workers_stored_some
+FROM explain_json('SELECT * FROM pf ORDER BY d, i') p;
+SELECT same_result('SELECT * FROM pf ORDER BY d, i', 'd, i');
+RESET gpusort.max_memory;
+-- gpusort.parallel_fill = off: every row comes up through the Gather
+SET gpusort.parallel_fill = off;
+EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY a;
+SELECT same_result('SELECT * FROM pf ORDER BY a, i', 'a, i');
+RESET gpusort.parallel_fill;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET parallel_leader_participation;
+SET max_parallel_workers_per_gather = 0;
+
+DROP TABLE g, empty, nulls, specials, wide, narrow, pf;

@@ -134,6 +134,38 @@ column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
 	return true;
 }
 
+bool
+column_store_append(ColumnStore *store, const Datum *const *values,
+					const bool *const *isnull, Size nrows)
+{
+	Size		row = store->nrows;
+
+	if (row + nrows > store->capacity &&
+		!column_store_reserve(store, Max(store->capacity * 2, row + nrows)))
+		return false;
+	for (int c = 0; c < store->natts; c++)
+	{
+		memcpy(store->values[c] + row, values[c], nrows * sizeof(Datum));
+		if (isnull[c] == NULL || memchr(isnull[c], true, nrows) == NULL)
+		{
+			if (store->isnull[c])
+				memset(store->isnull[c] + row, 0, nrows);
+			continue;
+		}
+		if (store->isnull[c] == NULL)
+		{
+			store->isnull[c] = gpusort_alloc_big(store->cxt, store->capacity);
+			if (store->isnull[c] == NULL)
+				return false;
+			memset(store->isnull[c], 0, store->capacity);
+			store->bytes += store->capacity;
+		}
+		memcpy(store->isnull[c] + row, isnull[c], nrows);
+	}
+	store->nrows += nrows;
+	return true;
+}
+
 void
 column_store_get(const ColumnStore *store, Size row, TupleTableSlot *slot)
 {

@@ -34,6 +34,14 @@ extern bool column_store_reserve(ColumnStore *store, Size rows);
 /* Append the slot's row; false (nothing stored) if memory ran out. */
 extern bool column_store_add_slot(ColumnStore *store, TupleTableSlot *slot);
 
+/*
+ * Append nrows rows given column-wise (isnull[c] NULL: no NULLs in column
+ * c); false if memory ran out (then rows may be partly written but are not
+ * counted).
+ */
+extern bool column_store_append(ColumnStore *store, const Datum *const *values,
+								const bool *const *isnull, Size nrows);
+
 /* Put row `row` into a virtual slot (cleared first). */
 extern void column_store_get(const ColumnStore *store, Size row, TupleTableSlot *slot);
 

@@ -11,6 +11,7 @@
 
 #include "gpusort.h"
 #include "gpusort_node.h"
+#include "parallel_fill.h"
 
 PG_MODULE_MAGIC;
 
@@ -21,5 +22,6 @@ _PG_init(void)
 {
 	gpusort_define_gucs();
 	gpusort_register_node();
+	gpusort_register_fill_node();
 	gpusort_install_planner_hook();
 }

@@ -32,6 +32,10 @@ extern bool gpusort_enabled;
 extern int	gpusort_min_rows;
 extern int	gpusort_max_memory;	/* MB */
 extern int	gpusort_gpu_reorder_min_rows;
+extern bool gpusort_parallel_fill;
+
+/* A plan node id no node of the plan being rewritten has (gpusort_planner.c). */
+extern int	gpusort_new_plan_node_id(void);
 
 extern void gpusort_define_gucs(void);
 

@@ -30,6 +30,7 @@
 #include "../kernels/gpusort_kernels.h"
 #include "big_alloc.h"
 #include "column_store.h"
+#include "parallel_fill.h"
 #include "sort_keys.h"
 #include "tuple_store.h"
 
@@ -87,6 +88,12 @@ typedef struct GpuSortState
 	uint32	   *batch_rows;		/* column store: row numbers */
 
 	Tuplesortstate *tuplesort;	/* fallback */
+
+	/* parallel fill: GpuSort -> Gather -> GpuSortFill (parallel_fill.c) */
+	bool		has_fill;
+	FillArea   *fill;			/* the workers' chunks; NULL: none */
+	Size		fill_bytes;		/* of chunks whose tuples the store points into */
+	Size		fill_rows;		/* rows the workers stored */
 
 	/* top-k heap */
 	TopKEntry  *heap;
@@ -220,6 +227,12 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	state->sortcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuSort",
 										   ALLOCSET_DEFAULT_SIZES);
 	state->cur = -1;
+	{
+		Plan	   *outer = outerPlan(node->ss.ps.plan);
+
+		state->has_fill = outer != NULL && IsA(outer, Gather) &&
+			gpusort_is_fill(outerPlan(outer));
+	}
 }
 
 /* ---- top-k ------------------------------------------------------------- */
@@ -332,10 +345,10 @@ init_stores(GpuSortState *state)
 static Size
 stored_bytes(GpuSortState *state)
 {
-	return state->columnar ? state->cols.bytes : state->store.bytes;
+	return (state->columnar ? state->cols.bytes : state->store.bytes) + state->fill_bytes;
 }
 
-/* Move the stored rows and the row in hand (slot) into a tuplesort. */
+/* Move the stored rows and the row in hand (slot, if any) into a tuplesort. */
 static void
 start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 {
@@ -366,7 +379,9 @@ start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 	}
 	MemoryContextReset(state->sortcxt);
 	init_stores(state);
-	tuplesort_puttupleslot(state->tuplesort, slot);
+	state->fill_bytes = 0;		/* the tuplesort has copies of the workers' rows */
+	if (slot != NULL)
+		tuplesort_puttupleslot(state->tuplesort, slot);
 }
 
 /* ---- the sort --------------------------------------------------------------- */
@@ -570,6 +585,131 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 	return true;
 }
 
+/*
+ * Room for at least need rows (n rows so far) in the key word columns and
+ * the row store: first the planner's estimate (within a quarter of the
+ * memory limit, which counts reserved room), then doubling.  False if out
+ * of memory.
+ */
+static bool
+grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, Size *cap,
+		  Size *key_bytes, Size limit_bytes)
+{
+	Size		row_bytes,
+				newcap;
+
+	if (need <= *cap)
+		return true;
+	if (*cap == 0)
+		*key_bytes = key_row_bytes(state);
+	row_bytes = *key_bytes +
+		(state->columnar ? state->cols.natts * sizeof(Datum) : sizeof(MinimalTuple));
+	newcap = *cap ? *cap * 2 :
+		(Size) Max(4096, Min(state->est_rows * 1.05, (double) limit_bytes / 4 / row_bytes));
+	newcap = Max(newcap, need);
+	if (!grow_key_words(state, kw, n, newcap))
+		return false;
+	/* the row store starts at the same size (it grows by itself if this fails) */
+	if (*cap == 0)
+		(void) (state->columnar ? column_store_reserve(&state->cols, newcap) :
+				tuple_store_reserve(&state->store, newcap));
+	*cap = newcap;
+	return true;
+}
+
+/* Row i of a chunk the workers filled, in one of our slots. */
+static TupleTableSlot *
+chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
+{
+	TupleTableSlot *vslot = state->vslot;
+
+	if (!v->columnar)
+		return ExecStoreMinimalTuple((MinimalTuple) (v->data + v->tuple_off[i]),
+									 state->slot, false);
+	ExecClearTuple(vslot);
+	for (int c = 0; c < vslot->tts_tupleDescriptor->natts; c++)
+	{
+		vslot->tts_values[c] = v->values[c][i];
+		vslot->tts_isnull[c] = v->isnull[c][i];
+	}
+	return ExecStoreVirtualTuple(vslot);
+}
+
+/*
+ * Take the rows the parallel workers stored (parallel_fill.c) after the n
+ * rows read so far, as if they had been read here: key words copied,
+ * tuples pointed at where they lie (column rows copied).  Falls back to the
+ * tuplesort like the reading loop.  Returns the new row count.
+ */
+static Size
+take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key_bytes,
+				 Size limit_bytes)
+{
+	FillChunkView v;
+
+	while (fill_area_next_chunk(state->fill, &v))
+	{
+		Size		m = v.nrows;
+		const char *reason = NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		state->fill_rows += m;
+		if (v.columnar != state->columnar)
+			elog(ERROR, "GpuSortFill stored rows in another form than GpuSort reads");
+		if (!state->tuplesort)
+		{
+			if (stored_bytes(state) + (v.columnar ? 0 : v.bytes) +
+				(n + m) * (*key_bytes ? *key_bytes : key_row_bytes(state)) > limit_bytes)
+				reason = "rows exceed gpusort.max_memory";
+			else if (!grow_rows(state, kw, n, n + m, cap, key_bytes, limit_bytes))
+				reason = "out of memory for sort keys";
+			else if (!v.columnar && !tuple_store_reserve(&state->store, n + m))
+				reason = "out of memory for rows";
+			else
+			{
+				for (int k = 0; k < state->nkeys && !reason; k++)
+				{
+					if (!v.key_has_null[k] || kw[k].nulls != NULL)
+						continue;
+					if (!start_null_words(state, kw, k, n, *cap))
+						reason = "out of memory for sort keys";
+					else
+						*key_bytes += sizeof(uint32);
+				}
+				if (!reason && v.columnar &&
+					!column_store_append(&state->cols, v.values, v.isnull, m))
+					reason = "out of memory for rows";
+			}
+		}
+		if (state->tuplesort || reason)
+		{
+			/* every row of the chunk to the tuplesort (start_tuplesort uses our slots) */
+			if (!state->tuplesort)
+				start_tuplesort(state, reason, NULL);
+			for (Size i = 0; i < m; i++)
+				tuplesort_puttupleslot(state->tuplesort, chunk_row_slot(state, &v, i));
+			continue;
+		}
+		for (int k = 0; k < state->nkeys; k++)
+		{
+			if (kw[k].nulls)
+				memcpy(kw[k].nulls + n, v.nulls[k], m * sizeof(uint32));
+			if (kw[k].hi)
+				memcpy(kw[k].hi + n, v.hi[k], m * sizeof(uint32));
+			memcpy(kw[k].lo + n, v.lo[k], m * sizeof(uint32));
+		}
+		if (!v.columnar)
+		{
+			for (Size i = 0; i < m; i++)
+				(void) tuple_store_add_external(&state->store,
+												(MinimalTuple) (v.data + v.tuple_off[i]));
+			state->fill_bytes += v.bytes;
+		}
+		n += m;
+	}
+	return n;
+}
+
 static void
 sort_input(GpuSortState *state)
 {
@@ -602,6 +742,12 @@ sort_input(GpuSortState *state)
 		kw = palloc0(state->nkeys * sizeof(KeyWords));
 	MemoryContextSwitchTo(oldcxt);
 
+	/* the area the Gather's workers store their rows in (parallel_fill.c) */
+	if (state->has_fill)
+		state->fill = fill_area_open(state->css.ss.ps.state->es_query_cxt, state->nkeys,
+									 state->types, state->slot->tts_tupleDescriptor->natts,
+									 state->columnar, topk ? 0 : limit_bytes);
+
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -623,32 +769,10 @@ sort_input(GpuSortState *state)
 			MemoryContextSwitchTo(old);
 			continue;
 		}
-		if (n == cap)
+		if (n == cap && !grow_rows(state, kw, n, n + 1, &cap, &key_bytes, limit_bytes))
 		{
-			/*
-			 * First the planner's estimate (within a quarter of the memory
-			 * limit, which counts reserved room), then doubling.
-			 */
-			Size		row_bytes,
-						newcap;
-
-			if (cap == 0)
-				key_bytes = key_row_bytes(state);
-			row_bytes = key_bytes +
-				(state->columnar ? state->cols.natts * sizeof(Datum) : sizeof(MinimalTuple));
-			newcap = cap ? cap * 2 :
-				(Size) Max(4096, Min(state->est_rows * 1.05,
-									 (double) limit_bytes / 4 / row_bytes));
-			if (!grow_key_words(state, kw, cap, newcap))
-			{
-				start_tuplesort(state, "out of memory for sort keys", slot);
-				continue;
-			}
-			/* the row store starts at the same size (it grows by itself if this fails) */
-			if (cap == 0)
-				(void) (state->columnar ? column_store_reserve(&state->cols, newcap) :
-						tuple_store_reserve(&state->store, newcap));
-			cap = newcap;
+			start_tuplesort(state, "out of memory for sort keys", slot);
+			continue;
 		}
 		if (!encode_row_keys(state, kw, slot, n, cap, &key_bytes))
 		{
@@ -668,6 +792,12 @@ sort_input(GpuSortState *state)
 			}
 		}
 		n++;
+	}
+	if (state->fill)
+	{
+		fill_area_stop_offering(state->fill);
+		n = take_filled_rows(state, kw, n, &cap, &key_bytes, limit_bytes);
+		rows += state->fill_rows;
 	}
 	state->rows_in = rows;
 
@@ -872,6 +1002,11 @@ forget_sort(GpuSortState *state)
 	state->batch_n = 0;
 	state->sorted = false;
 	MemoryContextReset(state->sortcxt);
+	/* after the store that may point into it */
+	fill_area_close(state->fill);
+	state->fill = NULL;
+	state->fill_bytes = 0;
+	state->fill_rows = 0;
 }
 
 static void
@@ -980,6 +1115,8 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 									 state->run.device_name, state->run.algorithm,
 									 state->rows_in), es);
 		ExplainPropertyText("Why", state->run.reason, es);
+		if (state->has_fill)
+			ExplainPropertyInteger("Rows Stored by Workers", NULL, (int64) state->fill_rows, es);
 		if (state->run.algorithm_why[0])
 			ExplainPropertyText("Algorithm Why", state->run.algorithm_why, es);
 		if (show_times)
@@ -997,6 +1134,8 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Why", state->run.reason, es);
 		ExplainPropertyText("Algorithm Why", state->run.algorithm_why, es);
 		ExplainPropertyInteger("Rows Sorted", NULL, (int64) state->rows_in, es);
+		if (state->has_fill)
+			ExplainPropertyInteger("Rows Stored by Workers", NULL, (int64) state->fill_rows, es);
 		if (show_times)
 		{
 			ExplainPropertyFloat("Fill Time", "ms", state->fill_ms, 3, es);

@@ -26,6 +26,7 @@
 
 #include "gpusort.h"
 #include "gpusort_node.h"
+#include "parallel_fill.h"
 #include "sort_keys.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -230,7 +231,12 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	gpusort = make_gpusort(&spec, (Plan *) gather, sort->plan.plan_node_id, bound);
 	if (gpusort != NULL)
 	{
-		gather->plan.lefttree = rewrite_plan(gather->plan.lefttree, -1);
+		List	   *keys = ((CustomScan *) gpusort)->custom_private;
+
+		/* workers store their rows for the GpuSort (parallel_fill.c) */
+		gather->plan.lefttree = gpusort_make_fill(rewrite_plan(gather->plan.lefttree, -1),
+												  list_nth(keys, 0), list_nth(keys, 1),
+												  list_nth(keys, 4), list_nth(keys, 5));
 		return gpusort;
 	}
 
@@ -281,6 +287,55 @@ rewrite_plan(Plan *plan, int64 bound)
 	return plan;
 }
 
+/* the highest plan_node_id of the plan being rewritten, then of nodes added */
+static int	max_plan_node_id;
+
+int
+gpusort_new_plan_node_id(void)
+{
+	return ++max_plan_node_id;
+}
+
+static void
+find_max_plan_node_id(Plan *plan)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	max_plan_node_id = Max(max_plan_node_id, plan->plan_node_id);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				find_max_plan_node_id(lfirst(lc));
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				find_max_plan_node_id(lfirst(lc));
+			break;
+		case T_BitmapAnd:
+			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
+				find_max_plan_node_id(lfirst(lc));
+			break;
+		case T_BitmapOr:
+			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
+				find_max_plan_node_id(lfirst(lc));
+			break;
+		case T_SubqueryScan:
+			find_max_plan_node_id(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				find_max_plan_node_id(lfirst(lc));
+			break;
+		default:
+			break;
+	}
+	find_max_plan_node_id(plan->lefttree);
+	find_max_plan_node_id(plan->righttree);
+}
+
 static PlannedStmt *
 gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 				ParamListInfo boundParams)
@@ -294,6 +349,12 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	if (gpusort_enabled)
 	{
+		ListCell   *lc;
+
+		max_plan_node_id = 0;
+		find_max_plan_node_id(stmt->planTree);
+		foreach(lc, stmt->subplans)
+			find_max_plan_node_id(lfirst(lc));
 		stmt->planTree = rewrite_plan(stmt->planTree, -1);
 		rewrite_list(stmt->subplans);
 	}

@@ -16,6 +16,7 @@ bool		gpusort_enabled = true;
 int			gpusort_min_rows = 1000;
 int			gpusort_max_memory = 8192;
 int			gpusort_gpu_reorder_min_rows = 262144;
+bool		gpusort_parallel_fill = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -113,6 +114,17 @@ gpusort_define_gucs(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.parallel_fill",
+							 "Lets parallel workers encode and store GpuSort's rows.",
+							 "In GpuSort -> Gather -> parallel plan, each worker puts the sort keys "
+							 "and rows it reads into shared memory (GpuSortFill) instead of sending "
+							 "every row through the Gather.  Takes effect when a query is planned.",
+							 &gpusort_parallel_fill,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusort");
 }

@@ -73,33 +73,20 @@ reserve(TupleStore *store, Size len)
 	return dest;
 }
 
-/* Copy tup into the store; false (nothing stored) if memory ran out. */
-static bool
-tuple_store_add(TupleStore *store, MinimalTuple tup)
-{
-	char	   *dest = reserve(store, tup->t_len);
-
-	if (dest == NULL)
-		return false;
-	memcpy(dest, tup, tup->t_len);
-	return true;
-}
-
 bool
-tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot)
+tuple_copy_slot(TupleTableSlot *slot, TupleReserveFn reserve_fn, void *arg)
 {
 	bool		should_free;
-	bool		ok;
+	char	   *dest;
 
 	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
 	{
 		/* the row as it sits in the buffer, turned into a minimal tuple */
 		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &should_free);
 		uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
-		char	   *dest = reserve(store, len);
 
-		ok = dest != NULL;
-		if (ok)
+		dest = reserve_fn(arg, len);
+		if (dest != NULL)
 		{
 			memcpy(dest, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
 			((MinimalTuple) dest)->t_len = len;
@@ -111,9 +98,33 @@ tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot)
 	{
 		MinimalTuple mtup = ExecFetchSlotMinimalTuple(slot, &should_free);
 
-		ok = tuple_store_add(store, mtup);
+		dest = reserve_fn(arg, mtup->t_len);
+		if (dest != NULL)
+			memcpy(dest, mtup, mtup->t_len);
 		if (should_free)
 			pfree(mtup);
 	}
-	return ok;
+	return dest != NULL;
+}
+
+static char *
+reserve_in_store(void *arg, Size len)
+{
+	return reserve((TupleStore *) arg, len);
+}
+
+bool
+tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot)
+{
+	return tuple_copy_slot(slot, reserve_in_store, store);
+}
+
+bool
+tuple_store_add_external(TupleStore *store, MinimalTuple tup)
+{
+	if (store->ntuples == store->capacity &&
+		!tuple_store_reserve(store, Max(store->capacity * 2, 1024)))
+		return false;
+	store->tuples[store->ntuples++] = tup;
+	return true;
 }

@@ -30,4 +30,18 @@ extern bool tuple_store_reserve(TupleStore *store, Size rows);
 /* Copy a slot's row into the store, with as few copies as its type allows. */
 extern bool tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot);
 
+/*
+ * Index a tuple that lives elsewhere (it must outlive the store's use);
+ * false if memory ran out.
+ */
+extern bool tuple_store_add_external(TupleStore *store, MinimalTuple tup);
+
+/*
+ * Copy a slot's row as a MinimalTuple to where reserve_fn(arg, length) says
+ * (with as few copies as the slot type allows); false, nothing copied, when
+ * it says NULL.
+ */
+typedef char *(*TupleReserveFn) (void *arg, Size len);
+extern bool tuple_copy_slot(TupleTableSlot *slot, TupleReserveFn reserve_fn, void *arg);
+
 #endif

@@ -1,0 +1,682 @@
+/*
+ * parallel_fill.c -- GpuSortFill, the parallel workers' share of a GpuSort's
+ * fill (see parallel_fill.h).
+ *
+ * The GpuSort opens a DSA area of its own before it pulls from the Gather
+ * and offers it (a backend-local pointer) to the Gather that starts next;
+ * the leader's GpuSortFill writes the area's handle into the parallel
+ * context, and each worker's GpuSortFill attaches to it.  A worker fills
+ * chunks -- the rows' encoded key words, and the rows themselves as
+ * MinimalTuples (or, for rows of by-value columns, as Datum columns) -- and
+ * pushes each full chunk onto a list in the area.  The area belongs to the
+ * GpuSort: its segments outlive the workers and the Gather's parallel
+ * context, and go when the GpuSort detaches (end, rescan, error).
+ *
+ * The chunks' memory counts against one limit for all workers
+ * (gpusort.max_memory, and no more than half the free room of /dev/shm
+ * where shared memory lives there); a worker that meets it, or whose
+ * allocation fails, passes the rest of its rows up through the Gather.
+ */
+#include "postgres.h"
+
+#include <sys/statvfs.h>
+
+#include "access/parallel.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "port/atomics.h"
+#include "storage/dsm_impl.h"
+#include "storage/lwlock.h"
+#include "storage/spin.h"
+#include "utils/dsa.h"
+
+#include "column_store.h"
+#include "gpusort.h"
+#include "parallel_fill.h"
+#include "sort_keys.h"
+#include "tuple_store.h"
+
+/* rows per chunk, and bytes of tuple data per chunk (tuples) */
+#define CHUNK_ROWS 16384
+#define CHUNK_DATA ((Size) 2 * 1024 * 1024)
+
+/* The part of the area every participant sees. */
+typedef struct FillShared
+{
+	slock_t		mutex;
+	dsa_pointer head;			/* chunks pushed so far */
+	uint64		rows;			/* rows in them */
+	pg_atomic_uint64 used;		/* bytes of chunks taken */
+	uint64		limit;			/* most bytes of chunks */
+	int			nkeys;			/* what the GpuSort expects */
+	int			natts;
+	bool		columnar;
+} FillShared;
+
+/* In the Gather's parallel context: where the workers find the area. */
+typedef struct FillCoordinate
+{
+	bool		valid;			/* false: no area, rows pass through */
+	dsa_handle	handle;
+	dsa_pointer shared;
+} FillCoordinate;
+
+typedef struct FillChunk
+{
+	dsa_pointer next;
+	Size		bytes;			/* of the allocation */
+	uint32		nrows;
+	uint32		cap;
+	Size		data_used;
+	Size		data_cap;
+	bool		columnar;
+	/* then the arrays, at the offsets of ChunkLayout */
+} FillChunk;
+
+/* Offsets of a chunk's arrays from its start. */
+typedef struct ChunkLayout
+{
+	Size		has_null;		/* bool[nkeys] */
+	Size	   *nulls;			/* uint32[cap] per key */
+	Size	   *hi;				/* uint32[cap] per two-word key, else 0 */
+	Size	   *lo;				/* uint32[cap] per key */
+	Size	   *values;			/* columnar: Datum[cap] per column */
+	Size	   *isnull;			/* columnar: bool[cap] per column */
+	Size		tuple_off;		/* tuples: uint32[cap] */
+	Size		data;			/* tuples: char[data_cap] */
+	Size		total;
+} ChunkLayout;
+
+static void
+layout_chunk(ChunkLayout *l, int nkeys, const Oid *types, int natts, bool columnar)
+{
+	Size		off = MAXALIGN(sizeof(FillChunk));
+
+	l->nulls = palloc(nkeys * sizeof(Size));
+	l->hi = palloc(nkeys * sizeof(Size));
+	l->lo = palloc(nkeys * sizeof(Size));
+	l->values = palloc(Max(natts, 1) * sizeof(Size));
+	l->isnull = palloc(Max(natts, 1) * sizeof(Size));
+	l->has_null = off;
+	off = MAXALIGN(off + nkeys * sizeof(bool));
+	for (int k = 0; k < nkeys; k++)
+	{
+		l->nulls[k] = off;
+		off += CHUNK_ROWS * sizeof(uint32);
+		l->hi[k] = 0;
+		if (gpusort_key_words(types[k]) == 2)
+		{
+			l->hi[k] = off;
+			off += CHUNK_ROWS * sizeof(uint32);
+		}
+		l->lo[k] = off;
+		off += CHUNK_ROWS * sizeof(uint32);
+	}
+	l->tuple_off = l->data = 0;
+	if (columnar)
+	{
+		for (int c = 0; c < natts; c++)
+		{
+			l->values[c] = off;
+			off += CHUNK_ROWS * sizeof(Datum);
+		}
+		for (int c = 0; c < natts; c++)
+		{
+			l->isnull[c] = off;
+			off += MAXALIGN(CHUNK_ROWS * sizeof(bool));
+		}
+	}
+	else
+	{
+		l->tuple_off = off;
+		off += CHUNK_ROWS * sizeof(uint32);
+		l->data = off;
+		off += CHUNK_DATA;
+	}
+	l->total = off;
+}
+
+/* ---- the GpuSort's side --------------------------------------------------- */
+
+struct FillArea
+{
+	dsa_area   *area;
+	dsa_pointer shared_ptr;
+	FillShared *shared;
+	int			nkeys;
+	int			natts;
+	ChunkLayout layout;
+	dsa_pointer next;			/* the next chunk to read */
+	bool		started;
+	/* the view's arrays */
+	const uint32 **nulls;
+	const uint32 **hi;
+	const uint32 **lo;
+	const Datum **values;
+	const bool **isnull;
+};
+
+/* The area the next Gather to start in this backend hands to its workers. */
+static FillArea *offered_area = NULL;
+
+static int	fill_tranche_id = 0;
+
+/* Room in /dev/shm where DSM segments live there; no limit elsewhere. */
+static Size
+shm_room(void)
+{
+	struct statvfs st;
+
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX)
+		return SIZE_MAX;
+	if (statvfs("/dev/shm", &st) != 0)
+		return 0;
+	return (Size) st.f_bavail * (Size) st.f_frsize;
+}
+
+FillArea *
+fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, int natts, bool columnar,
+			   Size limit_bytes)
+{
+	MemoryContext old;
+	FillArea   *fa;
+	Size		room = shm_room();
+	Size		limit = Min(limit_bytes, room / 2);
+
+	offered_area = NULL;
+	if (limit < 4 * CHUNK_DATA)
+		return NULL;
+	old = MemoryContextSwitchTo(cxt);
+	if (fill_tranche_id == 0)
+		fill_tranche_id = LWLockNewTrancheId();
+	LWLockRegisterTranche(fill_tranche_id, "gpusort_fill");
+	fa = palloc0(sizeof(FillArea));
+	fa->area = dsa_create(fill_tranche_id);
+	/* beyond this, allocations fail (NULL) instead of creating segments */
+	dsa_set_size_limit(fa->area, room == SIZE_MAX ? limit + limit / 4 + 4 * CHUNK_DATA :
+					   Min(limit + limit / 4 + 4 * CHUNK_DATA, room - room / 4));
+	fa->shared_ptr = dsa_allocate(fa->area, sizeof(FillShared));
+	fa->shared = dsa_get_address(fa->area, fa->shared_ptr);
+	SpinLockInit(&fa->shared->mutex);
+	fa->shared->head = InvalidDsaPointer;
+	fa->shared->rows = 0;
+	pg_atomic_init_u64(&fa->shared->used, 0);
+	fa->shared->limit = limit;
+	fa->shared->nkeys = nkeys;
+	fa->shared->natts = natts;
+	fa->shared->columnar = columnar;
+	fa->nkeys = nkeys;
+	fa->natts = natts;
+	layout_chunk(&fa->layout, nkeys, types, natts, columnar);
+	fa->nulls = palloc0(nkeys * sizeof(uint32 *));
+	fa->hi = palloc0(nkeys * sizeof(uint32 *));
+	fa->lo = palloc0(nkeys * sizeof(uint32 *));
+	fa->values = palloc0(Max(natts, 1) * sizeof(Datum *));
+	fa->isnull = palloc0(Max(natts, 1) * sizeof(bool *));
+	MemoryContextSwitchTo(old);
+	offered_area = fa;
+	return fa;
+}
+
+void
+fill_area_stop_offering(FillArea *area)
+{
+	if (offered_area == area)
+		offered_area = NULL;
+}
+
+bool
+fill_area_next_chunk(FillArea *fa, FillChunkView *view)
+{
+	FillChunk  *chunk;
+	char	   *base;
+	ChunkLayout *l = &fa->layout;
+
+	if (!fa->started)
+	{
+		SpinLockAcquire(&fa->shared->mutex);
+		fa->next = fa->shared->head;
+		SpinLockRelease(&fa->shared->mutex);
+		fa->started = true;
+	}
+	if (!DsaPointerIsValid(fa->next))
+		return false;
+	chunk = dsa_get_address(fa->area, fa->next);
+	base = (char *) chunk;
+	fa->next = chunk->next;
+
+	view->nrows = chunk->nrows;
+	view->bytes = chunk->bytes;
+	view->columnar = chunk->columnar;
+	view->key_has_null = (const bool *) (base + l->has_null);
+	for (int k = 0; k < fa->nkeys; k++)
+	{
+		fa->nulls[k] = (const uint32 *) (base + l->nulls[k]);
+		fa->hi[k] = l->hi[k] ? (const uint32 *) (base + l->hi[k]) : NULL;
+		fa->lo[k] = (const uint32 *) (base + l->lo[k]);
+	}
+	view->nulls = fa->nulls;
+	view->hi = fa->hi;
+	view->lo = fa->lo;
+	view->values = NULL;
+	view->isnull = NULL;
+	view->tuple_off = NULL;
+	view->data = NULL;
+	if (chunk->columnar)
+	{
+		for (int c = 0; c < fa->natts; c++)
+		{
+			fa->values[c] = (const Datum *) (base + l->values[c]);
+			fa->isnull[c] = (const bool *) (base + l->isnull[c]);
+		}
+		view->values = fa->values;
+		view->isnull = fa->isnull;
+	}
+	else
+	{
+		view->tuple_off = (const uint32 *) (base + l->tuple_off);
+		view->data = base + l->data;
+	}
+	return true;
+}
+
+Size
+fill_area_rows(FillArea *fa)
+{
+	uint64		rows;
+
+	SpinLockAcquire(&fa->shared->mutex);
+	rows = fa->shared->rows;
+	SpinLockRelease(&fa->shared->mutex);
+	return (Size) rows;
+}
+
+void
+fill_area_close(FillArea *fa)
+{
+	if (fa == NULL)
+		return;
+	fill_area_stop_offering(fa);
+	dsa_detach(fa->area);
+}
+
+/* ---- the GpuSortFill node ---------------------------------------------------- */
+
+typedef struct FillState
+{
+	CustomScanState css;
+	int			nkeys;
+	AttrNumber *attnos;
+	Oid		   *types;
+	bool	   *nulls_first;
+	bool	   *descending;
+	int			natts;
+	bool		columnar;
+
+	/* a worker's fill; area NULL: rows pass through */
+	dsa_area   *area;
+	FillShared *shared;
+	bool		storing;
+	ChunkLayout layout;
+	dsa_pointer chunk_ptr;
+	FillChunk  *chunk;
+} FillState;
+
+static Node *fill_create_state(CustomScan *cscan);
+static void fill_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *fill_exec(CustomScanState *node);
+static void fill_end(CustomScanState *node);
+static void fill_rescan(CustomScanState *node);
+static Size fill_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void fill_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void fill_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+
+CustomScanMethods gpusort_fill_scan_methods = {
+	"GpuSortFill",
+	fill_create_state
+};
+
+static CustomExecMethods fill_exec_methods = {
+	.CustomName = "GpuSortFill",
+	.BeginCustomScan = fill_begin,
+	.ExecCustomScan = fill_exec,
+	.EndCustomScan = fill_end,
+	.ReScanCustomScan = fill_rescan,
+	.EstimateDSMCustomScan = fill_estimate_dsm,
+	.InitializeDSMCustomScan = fill_initialize_dsm,
+	.ReInitializeDSMCustomScan = fill_reinitialize_dsm,
+	.InitializeWorkerCustomScan = fill_initialize_worker,
+};
+
+void
+gpusort_register_fill_node(void)
+{
+	RegisterCustomScanMethods(&gpusort_fill_scan_methods);
+}
+
+bool
+gpusort_is_fill(Plan *plan)
+{
+	return plan != NULL && IsA(plan, CustomScan) &&
+		((CustomScan *) plan)->methods == &gpusort_fill_scan_methods;
+}
+
+Plan *
+gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
+				  List *descending)
+{
+	CustomScan *cscan;
+	List	   *tlist = NIL,
+			   *scan_tlist = NIL;
+	ListCell   *lc;
+	AttrNumber	resno = 0;
+
+	if (!gpusort_parallel_fill || child == NULL || !child->parallel_safe)
+		return child;
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *ctle = lfirst_node(TargetEntry, lc);
+		Oid			type = exprType((Node *) ctle->expr);
+		int32		typmod = exprTypmod((Node *) ctle->expr);
+		Oid			coll = exprCollation((Node *) ctle->expr);
+
+		resno++;
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) makeVar(OUTER_VAR, resno, type, typmod, coll, 0),
+											 resno, ctle->resname, false));
+		tlist = lappend(tlist,
+						makeTargetEntry((Expr *) makeVar(INDEX_VAR, resno, type, typmod, coll, 0),
+										resno, ctle->resname, false));
+	}
+	cscan = makeNode(CustomScan);
+	cscan->scan.plan.startup_cost = child->startup_cost;
+	cscan->scan.plan.total_cost = child->total_cost;
+	cscan->scan.plan.plan_rows = child->plan_rows;
+	cscan->scan.plan.plan_width = child->plan_width;
+	cscan->scan.plan.parallel_aware = true;
+	cscan->scan.plan.parallel_safe = true;
+	cscan->scan.plan.plan_node_id = gpusort_new_plan_node_id();
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.extParam = bms_copy(child->extParam);
+	cscan->scan.plan.allParam = bms_copy(child->allParam);
+	cscan->scan.plan.lefttree = child;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = list_make4(attnos, types, nulls_first, descending);
+	cscan->methods = &gpusort_fill_scan_methods;
+	return (Plan *) cscan;
+}
+
+static Node *
+fill_create_state(CustomScan *cscan)
+{
+	FillState  *fs = palloc0(sizeof(FillState));
+	List	   *attnos = linitial(cscan->custom_private);
+	List	   *types = lsecond(cscan->custom_private);
+	List	   *nulls_first = lthird(cscan->custom_private);
+	List	   *descending = lfourth(cscan->custom_private);
+	int			n = list_length(attnos);
+
+	NodeSetTag(fs, T_CustomScanState);
+	fs->css.methods = &fill_exec_methods;
+	fs->css.flags = cscan->flags;
+	fs->nkeys = n;
+	fs->attnos = palloc(n * sizeof(AttrNumber));
+	fs->types = palloc(n * sizeof(Oid));
+	fs->nulls_first = palloc(n * sizeof(bool));
+	fs->descending = palloc(n * sizeof(bool));
+	for (int i = 0; i < n; i++)
+	{
+		fs->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
+		fs->types[i] = list_nth_oid(types, i);
+		fs->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
+		fs->descending[i] = list_nth_int(descending, i) != 0;
+	}
+	fs->chunk_ptr = InvalidDsaPointer;
+	return (Node *) fs;
+}
+
+static void
+fill_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	FillState  *fs = (FillState *) node;
+	TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+
+	outerPlanState(node) = ExecInitNode(outerPlan(node->ss.ps.plan), estate, eflags);
+	fs->natts = desc->natts;
+	fs->columnar = column_store_fits(desc);
+	/* rows passing through come in the child's slots, of any type */
+	node->ss.ps.resultopsset = true;
+	node->ss.ps.resultopsfixed = false;
+}
+
+/* Push the chunk in hand onto the shared list (or free it if empty). */
+static void
+publish_chunk(FillState *fs)
+{
+	if (fs->chunk == NULL)
+		return;
+	if (fs->chunk->nrows == 0)
+	{
+		pg_atomic_fetch_sub_u64(&fs->shared->used, fs->chunk->bytes);
+		dsa_free(fs->area, fs->chunk_ptr);
+	}
+	else
+	{
+		SpinLockAcquire(&fs->shared->mutex);
+		fs->chunk->next = fs->shared->head;
+		fs->shared->head = fs->chunk_ptr;
+		fs->shared->rows += fs->chunk->nrows;
+		SpinLockRelease(&fs->shared->mutex);
+	}
+	fs->chunk = NULL;
+	fs->chunk_ptr = InvalidDsaPointer;
+}
+
+/* A new empty chunk in hand; false (none) if the limit or the area says no. */
+static bool
+new_chunk(FillState *fs)
+{
+	Size		bytes = fs->layout.total;
+
+	publish_chunk(fs);
+	if (pg_atomic_fetch_add_u64(&fs->shared->used, bytes) + bytes > fs->shared->limit)
+	{
+		pg_atomic_fetch_sub_u64(&fs->shared->used, bytes);
+		return false;
+	}
+	fs->chunk_ptr = dsa_allocate_extended(fs->area, bytes, DSA_ALLOC_NO_OOM);
+	if (!DsaPointerIsValid(fs->chunk_ptr))
+	{
+		pg_atomic_fetch_sub_u64(&fs->shared->used, bytes);
+		return false;
+	}
+	fs->chunk = dsa_get_address(fs->area, fs->chunk_ptr);
+	fs->chunk->next = InvalidDsaPointer;
+	fs->chunk->bytes = bytes;
+	fs->chunk->nrows = 0;
+	fs->chunk->cap = CHUNK_ROWS;
+	fs->chunk->data_used = 0;
+	fs->chunk->data_cap = fs->columnar ? 0 : CHUNK_DATA;
+	fs->chunk->columnar = fs->columnar;
+	memset((char *) fs->chunk + fs->layout.has_null, 0, fs->nkeys * sizeof(bool));
+	return true;
+}
+
+/* tuple_copy_slot's reserve: room in the chunk in hand for the next row */
+static char *
+reserve_in_chunk(void *arg, Size len)
+{
+	FillState  *fs = (FillState *) arg;
+	FillChunk  *chunk = fs->chunk;
+	char	   *dest;
+
+	len = MAXALIGN(len);
+	if (len > chunk->data_cap - chunk->data_used)
+		return NULL;
+	dest = (char *) chunk + fs->layout.data + chunk->data_used;
+	((uint32 *) ((char *) chunk + fs->layout.tuple_off))[chunk->nrows] = (uint32) chunk->data_used;
+	chunk->data_used += len;
+	return dest;
+}
+
+/* Put the slot's row into the chunk in hand: false if it does not fit. */
+static bool
+store_row(FillState *fs, TupleTableSlot *slot)
+{
+	FillChunk  *chunk = fs->chunk;
+	char	   *base = (char *) chunk;
+	uint32		row = chunk->nrows;
+
+	if (fs->columnar)
+	{
+		slot_getallattrs(slot);
+		for (int c = 0; c < fs->natts; c++)
+		{
+			((Datum *) (base + fs->layout.values[c]))[row] = slot->tts_values[c];
+			((bool *) (base + fs->layout.isnull[c]))[row] = slot->tts_isnull[c];
+		}
+	}
+	else if (!tuple_copy_slot(slot, reserve_in_chunk, fs))
+		return false;
+
+	for (int k = 0; k < fs->nkeys; k++)
+	{
+		bool		null;
+		Datum		d = slot_getattr(slot, fs->attnos[k], &null);
+		uint64		code = null ? 0 :
+			gpusort_encode_key(fs->types[k], d, fs->descending[k]);
+
+		if (null)
+			((bool *) (base + fs->layout.has_null))[k] = true;
+		((uint32 *) (base + fs->layout.nulls[k]))[row] = fs->nulls_first[k] ? !null : null;
+		if (fs->layout.hi[k])
+			((uint32 *) (base + fs->layout.hi[k]))[row] = (uint32) (code >> 32);
+		((uint32 *) (base + fs->layout.lo[k]))[row] = (uint32) code;
+	}
+	chunk->nrows++;
+	return true;
+}
+
+static TupleTableSlot *
+fill_exec(CustomScanState *node)
+{
+	FillState  *fs = (FillState *) node;
+	PlanState  *outer = outerPlanState(node);
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+		{
+			if (fs->storing)
+				publish_chunk(fs);
+			return slot;
+		}
+		if (!fs->storing)
+			return slot;
+		if (fs->chunk == NULL || fs->chunk->nrows == fs->chunk->cap)
+		{
+			if (!new_chunk(fs))
+			{
+				/* the limit: the rest goes up through the Gather */
+				fs->storing = false;
+				return slot;
+			}
+		}
+		if (!store_row(fs, slot))
+		{
+			/* chunk data full: the row goes into a new chunk, or up if too big */
+			if (fs->chunk->nrows == 0)
+				return slot;
+			if (!new_chunk(fs))
+			{
+				fs->storing = false;
+				return slot;
+			}
+			if (!store_row(fs, slot))
+				return slot;
+		}
+	}
+}
+
+static void
+fill_end(CustomScanState *node)
+{
+	FillState  *fs = (FillState *) node;
+
+	if (fs->area)
+	{
+		publish_chunk(fs);
+		dsa_detach(fs->area);
+		fs->area = NULL;
+		fs->storing = false;
+	}
+	ExecEndNode(outerPlanState(node));
+}
+
+static void
+fill_rescan(CustomScanState *node)
+{
+	PlanState  *outer = outerPlanState(node);
+
+	/* only the leader rescans; it passes rows through */
+	if (outer->chgParam == NULL)
+		ExecReScan(outer);
+}
+
+static Size
+fill_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return sizeof(FillCoordinate);
+}
+
+static void
+fill_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	FillCoordinate *coord = (FillCoordinate *) coordinate;
+
+	coord->valid = false;
+	coord->shared = InvalidDsaPointer;
+	if (offered_area != NULL)
+	{
+		coord->valid = true;
+		coord->handle = dsa_get_handle(offered_area->area);
+		coord->shared = offered_area->shared_ptr;
+	}
+}
+
+static void
+fill_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	fill_initialize_dsm(node, pcxt, coordinate);
+}
+
+static void
+fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	FillState  *fs = (FillState *) node;
+	FillCoordinate *coord = (FillCoordinate *) coordinate;
+	FillShared *shared;
+
+	if (!coord->valid)
+		return;
+	fs->area = dsa_attach(coord->handle);
+	shared = dsa_get_address(fs->area, coord->shared);
+	if (shared->nkeys != fs->nkeys || shared->natts != fs->natts ||
+		shared->columnar != fs->columnar)
+	{
+		/* not the layout the GpuSort reads: pass rows through */
+		dsa_detach(fs->area);
+		fs->area = NULL;
+		return;
+	}
+	fs->shared = shared;
+	layout_chunk(&fs->layout, fs->nkeys, fs->types, fs->natts, fs->columnar);
+	fs->storing = true;
+}

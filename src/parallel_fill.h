@@ -1,0 +1,79 @@
+/*
+ * parallel_fill.h -- the parallel workers' share of a GpuSort's fill.
+ *
+ * In GpuSort -> Gather -> GpuSortFill -> partial plan, each worker's
+ * GpuSortFill encodes the sort keys of the rows it reads and copies the
+ * rows into chunks of a shared memory area that the GpuSort owns, instead
+ * of sending them one by one through the Gather's tuple queue.  When the
+ * Gather is done, the GpuSort takes the chunks' key words and rows as if it
+ * had read them itself.  A row that does not fit (larger than a chunk, the
+ * area full, gpusort.max_memory reached) goes up through the Gather as
+ * usual, so nothing is lost.  In the leader, and without a parallel context
+ * (workers not launched, no shared area), GpuSortFill passes its rows
+ * through.
+ */
+#ifndef GPUSORT_PARALLEL_FILL_H
+#define GPUSORT_PARALLEL_FILL_H
+
+#include "postgres.h"
+
+#include "nodes/extensible.h"
+#include "nodes/plannodes.h"
+
+extern CustomScanMethods gpusort_fill_scan_methods;
+
+extern void gpusort_register_fill_node(void);
+
+/*
+ * The GpuSortFill over child for keys of the given scan columns (attnos are
+ * columns of child's targetlist), or child itself when the parallel fill is
+ * off (gpusort.parallel_fill).
+ */
+extern Plan *gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
+							   List *descending);
+
+/* Is plan the GpuSortFill under a Gather under a GpuSort? */
+extern bool gpusort_is_fill(Plan *plan);
+
+/* A GpuSort's side of the parallel fill: its shared area and chunk list. */
+typedef struct FillArea FillArea;
+
+/*
+ * Open an area for the workers of the fill that is about to run (keys as
+ * GpuSort encodes them, columnar: rows of all by-value columns as Datum
+ * columns instead of tuples; limit_bytes: most the chunks may take).  The
+ * next Gather to start its workers in this backend hands it to them.
+ * NULL if there is no room for one (the workers then pass their rows up).
+ */
+extern FillArea *fill_area_open(MemoryContext cxt, int nkeys, const Oid *types,
+								int natts, bool columnar, Size limit_bytes);
+
+/* The workers are done: no Gather started from now on gets this area. */
+extern void fill_area_stop_offering(FillArea *area);
+
+/* One chunk of rows the workers filled, as the GpuSort reads it. */
+typedef struct FillChunkView
+{
+	Size		nrows;
+	Size		bytes;			/* shared memory the chunk takes */
+	bool		columnar;
+	const bool *key_has_null;	/* [nkeys] */
+	const uint32 **nulls;		/* [nkeys][nrows]: NULL-order words */
+	const uint32 **hi;			/* [nkeys][nrows] (two-word keys; else NULL) */
+	const uint32 **lo;			/* [nkeys][nrows] */
+	const Datum **values;		/* columnar: [natts][nrows] */
+	const bool **isnull;		/* columnar: [natts][nrows] */
+	const uint32 *tuple_off;	/* tuples: offset of row i's MinimalTuple */
+	const char *data;			/* tuples: chunk data they are in */
+} FillChunkView;
+
+/* The next chunk (in no particular order) into *view; false when none left. */
+extern bool fill_area_next_chunk(FillArea *area, FillChunkView *view);
+
+/* Rows the workers stored. */
+extern Size fill_area_rows(FillArea *area);
+
+/* Detach; the rows in its chunks are gone. */
+extern void fill_area_close(FillArea *area);
+
+#endif
