@@ -78,9 +78,13 @@ INSERT INTO results SELECT q, 'GpuSort (rows not reordered, no parallel workers)
 RESET max_parallel_workers_per_gather;
 RESET gpusort.gpu_reorder_min_rows;
 
--- GpuSort over Gather whose workers send every row through it (no GpuSortFill)
-SET gpusort.parallel_fill = off;
-INSERT INTO results SELECT q, 'GpuSort (workers do not store rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
+-- GpuSort over Gather whose workers store their rows in shared memory
+-- (GpuSortFill) instead of sending each through the Gather
+SET gpusort.parallel_fill = on;
+INSERT INTO results SELECT q, 'GpuSort (workers store rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
+SET parallel_leader_participation = off;
+INSERT INTO results SELECT q, 'GpuSort (workers store rows, Gather leader does not scan)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
+RESET parallel_leader_participation;
 RESET gpusort.parallel_fill;
 
 -- GpuSort over Gather whose leader only collects the workers' rows (it does not scan too)

@@ -239,8 +239,8 @@ FETCH ABSOLUTE 300 FROM r;
 COMMIT;
 RESET gpusort.gpu_reorder_min_rows;
 
--- parallel plans: the workers encode the keys and store the rows of a
--- GpuSort -> Gather in shared memory (GpuSortFill), more rows than one
+-- parallel plans with gpusort.parallel_fill: the workers encode the keys and
+-- store the rows of a GpuSort -> Gather in shared memory (GpuSortFill), more rows than one
 -- chunk each; rows as tuples (a text column) or as columns (by-value
 -- columns only); NULL keys in every chunk (a) or in the last rows only (z)
 CREATE TABLE pf AS
@@ -249,6 +249,7 @@ SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE hashint4(i) % 5000 END AS a,
        CASE WHEN i > 90000 THEN NULL ELSE i % 1000 END AS z, md5(i::text) AS t
 FROM generate_series(1, 100000) i;
 ANALYZE pf;
+SET gpusort.parallel_fill = on;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -274,11 +275,10 @@ SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why,
 FROM explain_json('SELECT * FROM pf ORDER BY d, i') p;
 SELECT same_result('SELECT * FROM pf ORDER BY d, i', 'd, i');
 RESET gpusort.max_memory;
--- gpusort.parallel_fill = off: every row comes up through the Gather
-SET gpusort.parallel_fill = off;
+-- gpusort.parallel_fill = off (the default): every row comes up through the Gather
+RESET gpusort.parallel_fill;
 EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY a;
 SELECT same_result('SELECT * FROM pf ORDER BY a, i', 'a, i');
-RESET gpusort.parallel_fill;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -15,7 +15,10 @@
  * GpuSort -> Gather -> partial plan, so that workers scan in parallel and
  * only the leader sorts (workers opening the GPU would each pay its start-up
  * cost).  With a small bound the workers' Sorts are replaced instead, and
- * they use the CPU top-k path, which never opens the GPU.
+ * they use the CPU top-k path, which never opens the GPU.  With
+ * gpusort.parallel_fill a GpuSortFill goes between the Gather and the
+ * partial plan, so that the workers store their rows for the GpuSort
+ * (parallel_fill.c).
  */
 #include "postgres.h"
 
@@ -233,7 +236,7 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	{
 		List	   *keys = ((CustomScan *) gpusort)->custom_private;
 
-		/* workers store their rows for the GpuSort (parallel_fill.c) */
+		/* gpusort.parallel_fill: workers store their rows for the GpuSort */
 		gather->plan.lefttree = gpusort_make_fill(rewrite_plan(gather->plan.lefttree, -1),
 												  list_nth(keys, 0), list_nth(keys, 1),
 												  list_nth(keys, 4), list_nth(keys, 5));

@@ -16,7 +16,7 @@ bool		gpusort_enabled = true;
 int			gpusort_min_rows = 1000;
 int			gpusort_max_memory = 8192;
 int			gpusort_gpu_reorder_min_rows = 262144;
-bool		gpusort_parallel_fill = true;
+bool		gpusort_parallel_fill = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -119,9 +119,10 @@ gpusort_define_gucs(void)
 							 "Lets parallel workers encode and store GpuSort's rows.",
 							 "In GpuSort -> Gather -> parallel plan, each worker puts the sort keys "
 							 "and rows it reads into shared memory (GpuSortFill) instead of sending "
-							 "every row through the Gather.  Takes effect when a query is planned.",
+							 "every row through the Gather.  Off by default: on the H100 host it "
+							 "was not faster (bench/results).  Takes effect when a query is planned.",
 							 &gpusort_parallel_fill,
-							 true,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
