@@ -22,6 +22,7 @@
 #include <sys/statvfs.h>
 
 #include "access/parallel.h"
+#include "access/xact.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -351,10 +352,30 @@ static CustomExecMethods fill_exec_methods = {
 	.InitializeWorkerCustomScan = fill_initialize_worker,
 };
 
+/*
+ * An error between fill_area_open and fill_area_stop_offering leaves the
+ * offer pointing at freed memory: forget it when a (sub)transaction ends.
+ */
+static void
+forget_offer_at_xact_end(XactEvent event, void *arg)
+{
+	offered_area = NULL;
+}
+
+static void
+forget_offer_at_subxact_end(SubXactEvent event, SubTransactionId mySubid,
+							SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		offered_area = NULL;
+}
+
 void
 gpusort_register_fill_node(void)
 {
 	RegisterCustomScanMethods(&gpusort_fill_scan_methods);
+	RegisterXactCallback(forget_offer_at_xact_end, NULL);
+	RegisterSubXactCallback(forget_offer_at_subxact_end, NULL);
 }
 
 bool
