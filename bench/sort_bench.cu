@@ -343,12 +343,13 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 						 (s == SORT_AUTO && res.choice[0] == 'q'))
 				{
 					quicksort_stats qs;
+					int			out = 1;
 
-					GS(quicksort_sort_pairs<K>(keys, vals, n, false, temp, temp_bytes, 0, &qs,
+					GS(quicksort_sort_pairs<K>(keys, vals, n, false, temp, temp_bytes, 0, &qs, &out,
 											   s == SORT_AUTO && look.counted
 											   ? look.counts->range : NULL));
-					out_k = keys[1];
-					out_v = vals[1];
+					out_k = keys[out];
+					out_v = vals[out];
 				}
 				else if (s == SORT_BITONIC)
 				{

@@ -401,7 +401,7 @@ template <typename K>
 gpusort_status
 quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void *temp,
 					 size_t temp_bytes, cudaStream_t stream, quicksort_stats *stats,
-					 const unsigned long long *known_range)
+					 int *out, const unsigned long long *known_range)
 {
 	unsigned char *tp = (unsigned char *) temp;
 	qs_seq<K>  *d_seqs = (qs_seq<K> *) tp;
@@ -421,6 +421,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 
 	stats->phase_one_rounds = 0;
 	stats->sequences = 0;
+	*out = 1;
 	if (n == 0)
 		return GPUSORT_OK;
 	if (n > ((size_t) 1 << 31) || temp_bytes < quicksort_temp_bytes(n, sizeof(K)))
@@ -449,6 +450,12 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		CUDA_TRY_LAUNCH("histogram_kernel");
 		CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
 		CUDA_TRY(cudaStreamSynchronize(stream));
+	}
+	if (range[0] == range[1])
+	{
+		/* one value: in order already, where it is (O(n): iota and one read) */
+		*out = 0;
+		return GPUSORT_OK;
 	}
 	work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
 
@@ -575,7 +582,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 
 template gpusort_status quicksort_sort_pairs<uint32_t>(uint32_t *[2], uint32_t *[2], size_t, bool,
 													   void *, size_t, cudaStream_t, quicksort_stats *,
-													   const unsigned long long *);
+													   int *, const unsigned long long *);
 template gpusort_status quicksort_sort_pairs<uint64_t>(uint64_t *[2], uint32_t *[2], size_t, bool,
 													   void *, size_t, cudaStream_t, quicksort_stats *,
-													   const unsigned long long *);
+													   int *, const unsigned long long *);

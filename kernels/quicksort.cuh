@@ -37,8 +37,9 @@ size_t		quicksort_temp_bytes(size_t n, int key_bytes);
 
 /*
  * Sort n pairs: keys[0]/vals[0] in (vals_are_positions: payload i is i and
- * vals[0] is overwritten with it), keys[1]/vals[1] receive the result;
- * keys[0]/vals[0] are scratch afterwards.  known_range, when not NULL, is the
+ * vals[0] is overwritten with it); *out says which of the two buffers holds
+ * the result (0 only when all keys are equal: nothing moves), the other is
+ * scratch afterwards.  known_range, when not NULL, is the
  * keys' [minimum, maximum] already read (the auto choice's look), which saves
  * the first read of the keys.  Synchronises with the stream once per
  * phase-one round.
@@ -46,7 +47,7 @@ size_t		quicksort_temp_bytes(size_t n, int key_bytes);
 template <typename K>
 gpusort_status quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n,
 									bool vals_are_positions, void *temp, size_t temp_bytes,
-									cudaStream_t stream, quicksort_stats *stats,
+									cudaStream_t stream, quicksort_stats *stats, int *out,
 									const unsigned long long *known_range = NULL);
 
 #endif

@@ -292,16 +292,17 @@ gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm requested)
 	else if (chosen == GPUSORT_ALGO_QUICKSORT)
 	{
 		quicksort_stats qs;
+		int			out = 1;
 
 		if (job->nwords == 2)
 			st = quicksort_sort_pairs((uint64_t **) job->d_keys, job->d_vals, n, true,
-									  job->d_temp, job->temp_bytes, 0, &qs,
+									  job->d_temp, job->temp_bytes, 0, &qs, &out,
 									  job->look.counted ? job->look.counts->range : NULL);
 		else
 			st = quicksort_sort_pairs((uint32_t **) job->d_keys, job->d_vals, n, true,
-									  job->d_temp, job->temp_bytes, 0, &qs,
+									  job->d_temp, job->temp_bytes, 0, &qs, &out,
 									  job->look.counted ? job->look.counts->range : NULL);
-		job->cur = 1;
+		job->cur = out;
 	}
 	else
 	{
