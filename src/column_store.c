@@ -105,6 +105,18 @@ fail:
 	return false;
 }
 
+/* Column c's first NULL: its flag array, all false so far; false if out of memory. */
+static bool
+start_null_flags(ColumnStore *store, int c)
+{
+	store->isnull[c] = gpusort_alloc_big(store->cxt, store->capacity);
+	if (store->isnull[c] == NULL)
+		return false;
+	memset(store->isnull[c], 0, store->capacity);
+	store->bytes += store->capacity;
+	return true;
+}
+
 bool
 column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
 {
@@ -119,14 +131,8 @@ column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
 		store->values[c][row] = slot->tts_values[c];
 		if (slot->tts_isnull[c])
 		{
-			if (store->isnull[c] == NULL)
-			{
-				store->isnull[c] = gpusort_alloc_big(store->cxt, store->capacity);
-				if (store->isnull[c] == NULL)
-					return false;
-				memset(store->isnull[c], 0, store->capacity);
-				store->bytes += store->capacity;
-			}
+			if (store->isnull[c] == NULL && !start_null_flags(store, c))
+				return false;
 			store->isnull[c][row] = true;
 		}
 	}
@@ -152,14 +158,8 @@ column_store_append(ColumnStore *store, const Datum *const *values,
 				memset(store->isnull[c] + row, 0, nrows);
 			continue;
 		}
-		if (store->isnull[c] == NULL)
-		{
-			store->isnull[c] = gpusort_alloc_big(store->cxt, store->capacity);
-			if (store->isnull[c] == NULL)
-				return false;
-			memset(store->isnull[c], 0, store->capacity);
-			store->bytes += store->capacity;
-		}
+		if (store->isnull[c] == NULL && !start_null_flags(store, c))
+			return false;
 		memcpy(store->isnull[c] + row, isnull[c], nrows);
 	}
 	store->nrows += nrows;
