@@ -244,11 +244,10 @@ topk_words(GpuSortState *state, TupleTableSlot *slot, uint32 *words)
 	{
 		bool		isnull;
 		Datum		d = slot_getattr(slot, state->attnos[k], &isnull);
-		uint64		code = isnull ? 0 :
-			gpusort_encode_key(state->types[k], d, state->descending[k]);
+		uint64		code = gpusort_key_code(state->types[k], d, isnull, state->descending[k]);
 		uint32	   *w = words + k * TOPK_WORDS_PER_KEY;
 
-		w[0] = isnull == state->nulls_first[k] ? 0 : 1;
+		w[0] = gpusort_null_word(isnull, state->nulls_first[k]);
 		w[1] = (uint32) (code >> 32);
 		w[2] = (uint32) code;
 	}
@@ -453,7 +452,7 @@ grow_key_words(GpuSortState *state, KeyWords *kw, Size old, Size cap)
 static bool
 start_null_words(GpuSortState *state, KeyWords *kw, int k, Size n, Size cap)
 {
-	uint32		not_null = state->nulls_first[k] ? 1 : 0;
+	uint32		not_null = gpusort_null_word(false, state->nulls_first[k]);
 
 	kw[k].nulls = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
 	if (kw[k].nulls == NULL)
@@ -566,7 +565,7 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 	{
 		bool		null;
 		Datum		d = slot_getattr(slot, state->attnos[k], &null);
-		uint64		code = 0;
+		uint64		code = gpusort_key_code(state->types[k], d, null, state->descending[k]);
 
 		if (null && kw[k].nulls == NULL)
 		{
@@ -574,10 +573,8 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 				return false;
 			*key_bytes += sizeof(uint32);
 		}
-		if (!null)
-			code = gpusort_encode_key(state->types[k], d, state->descending[k]);
 		if (kw[k].nulls)
-			kw[k].nulls[n] = state->nulls_first[k] ? !null : null;
+			kw[k].nulls[n] = gpusort_null_word(null, state->nulls_first[k]);
 		if (kw[k].hi)
 			kw[k].hi[n] = (uint32) (code >> 32);
 		kw[k].lo[n] = (uint32) code;

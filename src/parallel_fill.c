@@ -48,7 +48,6 @@ typedef struct FillShared
 {
 	slock_t		mutex;
 	dsa_pointer head;			/* chunks pushed so far */
-	uint64		rows;			/* rows in them */
 	pg_atomic_uint64 used;		/* bytes of chunks taken */
 	uint64		limit;			/* most bytes of chunks */
 	int			nkeys;			/* what the GpuSort expects */
@@ -202,7 +201,6 @@ fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, int natts, bool c
 	fa->shared = dsa_get_address(fa->area, fa->shared_ptr);
 	SpinLockInit(&fa->shared->mutex);
 	fa->shared->head = InvalidDsaPointer;
-	fa->shared->rows = 0;
 	pg_atomic_init_u64(&fa->shared->used, 0);
 	fa->shared->limit = limit;
 	fa->shared->nkeys = nkeys;
@@ -283,17 +281,6 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 	return true;
 }
 
-Size
-fill_area_rows(FillArea *fa)
-{
-	uint64		rows;
-
-	SpinLockAcquire(&fa->shared->mutex);
-	rows = fa->shared->rows;
-	SpinLockRelease(&fa->shared->mutex);
-	return (Size) rows;
-}
-
 void
 fill_area_close(FillArea *fa)
 {
@@ -332,7 +319,6 @@ static void fill_end(CustomScanState *node);
 static void fill_rescan(CustomScanState *node);
 static Size fill_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 static void fill_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
-static void fill_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 static void fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
 
 CustomScanMethods gpusort_fill_scan_methods = {
@@ -348,7 +334,7 @@ static CustomExecMethods fill_exec_methods = {
 	.ReScanCustomScan = fill_rescan,
 	.EstimateDSMCustomScan = fill_estimate_dsm,
 	.InitializeDSMCustomScan = fill_initialize_dsm,
-	.ReInitializeDSMCustomScan = fill_reinitialize_dsm,
+	.ReInitializeDSMCustomScan = fill_initialize_dsm,	/* a rescan offers the area anew */
 	.InitializeWorkerCustomScan = fill_initialize_worker,
 };
 
@@ -491,7 +477,6 @@ publish_chunk(FillState *fs)
 		SpinLockAcquire(&fs->shared->mutex);
 		fs->chunk->next = fs->shared->head;
 		fs->shared->head = fs->chunk_ptr;
-		fs->shared->rows += fs->chunk->nrows;
 		SpinLockRelease(&fs->shared->mutex);
 	}
 	fs->chunk = NULL;
@@ -569,12 +554,11 @@ store_row(FillState *fs, TupleTableSlot *slot)
 	{
 		bool		null;
 		Datum		d = slot_getattr(slot, fs->attnos[k], &null);
-		uint64		code = null ? 0 :
-			gpusort_encode_key(fs->types[k], d, fs->descending[k]);
+		uint64		code = gpusort_key_code(fs->types[k], d, null, fs->descending[k]);
 
 		if (null)
 			((bool *) (base + fs->layout.has_null))[k] = true;
-		((uint32 *) (base + fs->layout.nulls[k]))[row] = fs->nulls_first[k] ? !null : null;
+		((uint32 *) (base + fs->layout.nulls[k]))[row] = gpusort_null_word(null, fs->nulls_first[k]);
 		if (fs->layout.hi[k])
 			((uint32 *) (base + fs->layout.hi[k]))[row] = (uint32) (code >> 32);
 		((uint32 *) (base + fs->layout.lo[k]))[row] = (uint32) code;
@@ -670,12 +654,6 @@ fill_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 		coord->handle = dsa_get_handle(offered_area->area);
 		coord->shared = offered_area->shared_ptr;
 	}
-}
-
-static void
-fill_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	fill_initialize_dsm(node, pcxt, coordinate);
 }
 
 static void

@@ -70,9 +70,6 @@ typedef struct FillChunkView
 /* The next chunk (in no particular order) into *view; false when none left. */
 extern bool fill_area_next_chunk(FillArea *area, FillChunkView *view);
 
-/* Rows the workers stored. */
-extern Size fill_area_rows(FillArea *area);
-
 /* Detach; the rows in its chunks are gone. */
 extern void fill_area_close(FillArea *area);
 

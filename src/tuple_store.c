@@ -44,6 +44,14 @@ tuple_store_reserve(TupleStore *store, Size rows)
 	return true;
 }
 
+/* Room in the index for one more tuple (doubling); false if memory ran out. */
+static bool
+index_room(TupleStore *store)
+{
+	return store->ntuples < store->capacity ||
+		tuple_store_reserve(store, Max(store->capacity * 2, 1024));
+}
+
 /* Room for len bytes (and the index entry), or NULL if memory ran out. */
 static char *
 reserve(TupleStore *store, Size len)
@@ -51,8 +59,7 @@ reserve(TupleStore *store, Size len)
 	char	   *dest;
 
 	len = MAXALIGN(len);
-	if (store->ntuples == store->capacity &&
-		!tuple_store_reserve(store, Max(store->capacity * 2, 1024)))
+	if (!index_room(store))
 		return NULL;
 	if (store->chunk == NULL || store->chunk_used + len > store->chunk_size)
 	{
@@ -122,8 +129,7 @@ tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot)
 bool
 tuple_store_add_external(TupleStore *store, MinimalTuple tup)
 {
-	if (store->ntuples == store->capacity &&
-		!tuple_store_reserve(store, Max(store->capacity * 2, 1024)))
+	if (!index_room(store))
 		return false;
 	store->tuples[store->ntuples++] = tup;
 	return true;
