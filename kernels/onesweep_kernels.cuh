@@ -82,13 +82,41 @@ digit_of(K key, K kmin, int shift, uint32_t mask)
 
 template <typename K>
 __device__ __forceinline__ void
-histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan)
+histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t count)
 {
 #pragma unroll
 	for (int p = 0; p < RADIX_MAX_PASSES; p++)
 		if (p < plan.passes)
 			atomicAdd(&sh[p * RADIX_HIST_STRIDE +
-						  digit_of(key, kmin, plan.shift[p], (1u << plan.bits[p]) - 1)], 1u);
+						  digit_of(key, kmin, plan.shift[p], (1u << plan.bits[p]) - 1)], count);
+}
+
+/*
+ * A thread's run of equal keys, counted once when it ends: keys all of one
+ * value (or long runs of it) would otherwise send every lane's increments
+ * to the same shared counters, one after another.  Starts as {0, 0}: a
+ * first key of 0 extends the empty run, any other key flushes nothing.
+ */
+template <typename K>
+struct key_run
+{
+	K			key;
+	uint32_t	len;
+};
+
+template <typename K>
+__device__ __forceinline__ void
+histogram_add(uint32_t *sh, key_run<K> &run, K key, K kmin, const digit_plan &plan)
+{
+	if (key == run.key)
+	{
+		run.len++;
+		return;
+	}
+	if (run.len)
+		histogram_count(sh, run.key, kmin, plan, run.len);
+	run.key = key;
+	run.len = 1;
 }
 
 /*
@@ -116,6 +144,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		K			k[PER_VEC];
 	};
 	size_t		v = first;
+	key_run<K>	run = {0, 0};
 
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
 		sh[i] = 0;
@@ -136,7 +165,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 			{
 				lo = min(lo, u[r].k[j]);
 				hi = max(hi, u[r].k[j]);
-				histogram_count(sh, u[r].k[j], kmin, plan);
+				histogram_add(sh, run, u[r].k[j], kmin, plan);
 			}
 	}
 	for (; v < nvec; v += stride)
@@ -149,7 +178,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		{
 			lo = min(lo, u.k[j]);
 			hi = max(hi, u.k[j]);
-			histogram_count(sh, u.k[j], kmin, plan);
+			histogram_add(sh, run, u.k[j], kmin, plan);
 		}
 	}
 	for (size_t i = nvec * PER_VEC + first; i < n; i += stride)
@@ -158,8 +187,10 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 
 		lo = min(lo, k);
 		hi = max(hi, k);
-		histogram_count(sh, k, kmin, plan);
+		histogram_add(sh, run, k, kmin, plan);
 	}
+	if (run.len)
+		histogram_count(sh, run.key, kmin, plan, run.len);
 
 	if (range)
 		warp_merge_range<unsigned long long>(&range[0], &range[1], lo, hi);
