@@ -4,12 +4,15 @@
  * keys for the 8-bit policies and banded 20-bit keys for the 10-bit ones,
  * median of 7 runs each, with CUB in the same run.
  *   radix_tune [n]
+ *   radix_tune n hist   the histogram read with and without runs of equal
+ *                       keys counted once, on every distribution
  */
 #include <algorithm>
 #include <vector>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -182,6 +185,58 @@ run(size_t n)
 	cudaFree(b.temp);
 }
 
+/*
+ * The histogram read of every 8-bit place, with and without the per-thread
+ * runs of equal keys, on every distribution (`radix_tune N hist`).
+ */
+template <typename K>
+static void
+run_histogram_runs(size_t n)
+{
+	bufs<K>		b;
+	digit_plan	plan;
+	unsigned long long *range;
+	const int	blocks = 132 * RADIX_HIST_BLOCKS_PER_SM;
+	constexpr int U = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32;
+
+	b.n = n;
+	CK(cudaMalloc(&b.src, n * sizeof(K)));
+	for (int i = 0; i < 2; i++)
+	{
+		CK(cudaMalloc(&b.keys[i], n * sizeof(K)));
+		CK(cudaMalloc(&b.vals[i], n * sizeof(uint32_t)));
+	}
+	CK(cudaMalloc(&b.temp, RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t)));
+	CK(cudaMalloc(&range, 16));
+	plan.passes = sizeof(K);
+	for (int p = 0; p < plan.passes; p++)
+		plan.shift[p] = 8 * p, plan.bits[p] = 8;
+	printf("%d-bit keys, n=%zu: histogram of all places, ms (runs of equal keys counted once / every key counted)\n",
+		   (int) sizeof(K) * 8, n);
+	for (int dist = 0; dist < DIST_COUNT; dist++)
+	{
+		fill(b, dist);
+		double		with_runs = time_it(b, [&] {
+			histogram_kernel<K, U, true><<<blocks, RADIX_HIST_THREADS>>>(
+				b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
+		});
+		double		plain = time_it(b, [&] {
+			histogram_kernel<K, U, false><<<blocks, RADIX_HIST_THREADS>>>(
+				b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
+		});
+
+		printf("  %-14s %8.3f  %8.3f\n", test_distribution_names[dist], with_runs, plain);
+	}
+	cudaFree(range);
+	cudaFree(b.src);
+	for (int i = 0; i < 2; i++)
+	{
+		cudaFree(b.keys[i]);
+		cudaFree(b.vals[i]);
+	}
+	cudaFree(b.temp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -190,6 +245,12 @@ main(int argc, char **argv)
 
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("radix_tune: %s\n", prop.name);
+	if (argc > 2 && strcmp(argv[2], "hist") == 0)
+	{
+		run_histogram_runs<uint32_t>(n);
+		run_histogram_runs<uint64_t>(n);
+		return 0;
+	}
 	run<uint32_t>(n);
 	run<uint64_t>(n);
 	return 0;

@@ -94,8 +94,12 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t co
 /*
  * A thread's run of equal keys, counted once when it ends: keys all of one
  * value (or long runs of it) would otherwise send every lane's increments
- * to the same shared counters, one after another.  Starts as {0, 0}: a
- * first key of 0 extends the empty run, any other key flushes nothing.
+ * to the same shared counters, one after another.  A run of one key adds
+ * the constant 1, which the compiler turns into the warp-aggregated shared
+ * increment (a variable count is not aggregated, and lanes whose keys share
+ * a digit, as in sorted or low-entropy keys, would queue).  Starts as
+ * {0, 0}: a first key of 0 extends the empty run, any other key flushes
+ * nothing.
  */
 template <typename K>
 struct key_run
@@ -106,17 +110,37 @@ struct key_run
 
 template <typename K>
 __device__ __forceinline__ void
+histogram_flush(uint32_t *sh, const key_run<K> &run, K kmin, const digit_plan &plan)
+{
+	if (run.len == 1)
+		histogram_count(sh, run.key, kmin, plan, 1u);
+	else if (run.len > 1)
+		histogram_count(sh, run.key, kmin, plan, run.len);
+}
+
+template <typename K>
+__device__ __forceinline__ void
 histogram_add(uint32_t *sh, key_run<K> &run, K key, K kmin, const digit_plan &plan)
 {
-	if (key == run.key)
+	if (key != run.key)
 	{
-		run.len++;
-		return;
+		histogram_flush(sh, run, kmin, plan);
+		run.key = key;
+		run.len = 0;
 	}
-	if (run.len)
-		histogram_count(sh, run.key, kmin, plan, run.len);
-	run.key = key;
-	run.len = 1;
+	run.len++;
+}
+
+/* One key into the counts: through the thread's run, or (RUNS false: the
+ * plain count, kept for bench/radix_tune's comparison) straight away. */
+template <bool RUNS, typename K>
+__device__ __forceinline__ void
+histogram_key(uint32_t *sh, key_run<K> &run, K key, K kmin, const digit_plan &plan)
+{
+	if (RUNS)
+		histogram_add(sh, run, key, kmin, plan);
+	else
+		histogram_count(sh, key, kmin, plan, 1u);
 }
 
 /*
@@ -124,7 +148,8 @@ histogram_add(uint32_t *sh, key_run<K> &run, K key, K kmin, const digit_plan &pl
  * by the caller); if range is not NULL, also the minimum and maximum key into
  * range[0] (preset to all ones) and range[1] (preset to zero).
  */
-template <typename K, int UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32>
+template <typename K, int UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32,
+		  bool RUNS = true>
 __global__ void __launch_bounds__(RADIX_HIST_THREADS)
 histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 				 uint32_t *__restrict__ hist, unsigned long long *range)
@@ -165,7 +190,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 			{
 				lo = min(lo, u[r].k[j]);
 				hi = max(hi, u[r].k[j]);
-				histogram_add(sh, run, u[r].k[j], kmin, plan);
+				histogram_key<RUNS>(sh, run, u[r].k[j], kmin, plan);
 			}
 	}
 	for (; v < nvec; v += stride)
@@ -178,7 +203,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		{
 			lo = min(lo, u.k[j]);
 			hi = max(hi, u.k[j]);
-			histogram_add(sh, run, u.k[j], kmin, plan);
+			histogram_key<RUNS>(sh, run, u.k[j], kmin, plan);
 		}
 	}
 	for (size_t i = nvec * PER_VEC + first; i < n; i += stride)
@@ -187,10 +212,9 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 
 		lo = min(lo, k);
 		hi = max(hi, k);
-		histogram_add(sh, run, k, kmin, plan);
+		histogram_key<RUNS>(sh, run, k, kmin, plan);
 	}
-	if (run.len)
-		histogram_count(sh, run.key, kmin, plan, run.len);
+	histogram_flush(sh, run, kmin, plan);
 
 	if (range)
 		warp_merge_range<unsigned long long>(&range[0], &range[1], lo, hi);
