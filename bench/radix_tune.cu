@@ -4,8 +4,8 @@
  * keys for the 8-bit policies and banded 20-bit keys for the 10-bit ones,
  * median of 7 runs each, with CUB in the same run.
  *   radix_tune [n]
- *   radix_tune n hist   the histogram read with and without runs of equal
- *                       keys counted once, on every distribution
+ *   radix_tune n hist   the histogram read with and without the one-value
+ *                       warp count, on every distribution
  */
 #include <algorithm>
 #include <vector>
@@ -186,8 +186,8 @@ run(size_t n)
 }
 
 /*
- * The histogram read of every 8-bit place, with and without the per-thread
- * runs of equal keys, on every distribution (`radix_tune N hist`).
+ * The histogram read of every 8-bit place, with and without the one-value
+ * warp count, on every distribution (`radix_tune N hist`).
  */
 template <typename K>
 static void
@@ -211,12 +211,12 @@ run_histogram_runs(size_t n)
 	plan.passes = sizeof(K);
 	for (int p = 0; p < plan.passes; p++)
 		plan.shift[p] = 8 * p, plan.bits[p] = 8;
-	printf("%d-bit keys, n=%zu: histogram of all places, ms (runs of equal keys counted once / every key counted)\n",
+	printf("%d-bit keys, n=%zu: histogram of all places, ms (warps of one value counted at once / every key counted)\n",
 		   (int) sizeof(K) * 8, n);
 	for (int dist = 0; dist < DIST_COUNT; dist++)
 	{
 		fill(b, dist);
-		double		with_runs = time_it(b, [&] {
+		double		one_value = time_it(b, [&] {
 			histogram_kernel<K, U, true><<<blocks, RADIX_HIST_THREADS>>>(
 				b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
 		});
@@ -225,7 +225,7 @@ run_histogram_runs(size_t n)
 				b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
 		});
 
-		printf("  %-14s %8.3f  %8.3f\n", test_distribution_names[dist], with_runs, plain);
+		printf("  %-14s %8.3f  %8.3f\n", test_distribution_names[dist], one_value, plain);
 	}
 	cudaFree(range);
 	cudaFree(b.src);

@@ -92,64 +92,18 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t co
 }
 
 /*
- * A thread's run of equal keys, counted once when it ends: keys all of one
- * value (or long runs of it) would otherwise send every lane's increments
- * to the same shared counters, one after another.  A run of one key adds
- * the constant 1, which the compiler turns into the warp-aggregated shared
- * increment (a variable count is not aggregated, and lanes whose keys share
- * a digit, as in sorted or low-entropy keys, would queue).  Starts as
- * {0, 0}: a first key of 0 extends the empty run, any other key flushes
- * nothing.
- */
-template <typename K>
-struct key_run
-{
-	K			key;
-	uint32_t	len;
-};
-
-template <typename K>
-__device__ __forceinline__ void
-histogram_flush(uint32_t *sh, const key_run<K> &run, K kmin, const digit_plan &plan)
-{
-	if (run.len == 1)
-		histogram_count(sh, run.key, kmin, plan, 1u);
-	else if (run.len > 1)
-		histogram_count(sh, run.key, kmin, plan, run.len);
-}
-
-template <typename K>
-__device__ __forceinline__ void
-histogram_add(uint32_t *sh, key_run<K> &run, K key, K kmin, const digit_plan &plan)
-{
-	if (key != run.key)
-	{
-		histogram_flush(sh, run, kmin, plan);
-		run.key = key;
-		run.len = 0;
-	}
-	run.len++;
-}
-
-/* One key into the counts: through the thread's run, or (RUNS false: the
- * plain count, kept for bench/radix_tune's comparison) straight away. */
-template <bool RUNS, typename K>
-__device__ __forceinline__ void
-histogram_key(uint32_t *sh, key_run<K> &run, K key, K kmin, const digit_plan &plan)
-{
-	if (RUNS)
-		histogram_add(sh, run, key, kmin, plan);
-	else
-		histogram_count(sh, key, kmin, plan, 1u);
-}
-
-/*
  * Digit counts of every place of the plan into hist (passes * STRIDE, zeroed
  * by the caller); if range is not NULL, also the minimum and maximum key into
  * range[0] (preset to all ones) and range[1] (preset to zero).
+ *
+ * A key adds the constant 1 to each place's counter, which the compiler
+ * makes the warp-aggregated shared increment.  With ONE_VALUE_WARPS, a
+ * warp whose UNROLL vectors of keys in flight all hold one value (keys of
+ * one value, long runs) counts them with one add per place by its first
+ * lane: one vote per round instead of an increment per key and place.
  */
 template <typename K, int UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32,
-		  bool RUNS = true>
+		  bool ONE_VALUE_WARPS = true>
 __global__ void __launch_bounds__(RADIX_HIST_THREADS)
 histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 				 uint32_t *__restrict__ hist, unsigned long long *range)
@@ -169,7 +123,6 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		K			k[PER_VEC];
 	};
 	size_t		v = first;
-	key_run<K>	run = {0, 0};
 
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
 		sh[i] = 0;
@@ -183,6 +136,28 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 #pragma unroll
 		for (int r = 0; r < UNROLL; r++)
 			u[r].vec = __ldg(vecs + v + r * stride);
+		if (ONE_VALUE_WARPS)
+		{
+			const unsigned lanes = __activemask();
+			const int	leader = __ffs(lanes) - 1;
+			const K		k0 = __shfl_sync(lanes, u[0].k[0], leader);
+			bool		same = true;
+
+#pragma unroll
+			for (int r = 0; r < UNROLL; r++)
+#pragma unroll
+				for (int j = 0; j < PER_VEC; j++)
+					same &= u[r].k[j] == k0;
+			if (__all_sync(lanes, same))
+			{
+				lo = min(lo, k0);
+				hi = max(hi, k0);
+				if ((int) (threadIdx.x & 31) == leader)
+					histogram_count(sh, k0, kmin, plan,
+									(uint32_t) __popc(lanes) * UNROLL * PER_VEC);
+				continue;
+			}
+		}
 #pragma unroll
 		for (int r = 0; r < UNROLL; r++)
 #pragma unroll
@@ -190,7 +165,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 			{
 				lo = min(lo, u[r].k[j]);
 				hi = max(hi, u[r].k[j]);
-				histogram_key<RUNS>(sh, run, u[r].k[j], kmin, plan);
+				histogram_count(sh, u[r].k[j], kmin, plan, 1u);
 			}
 	}
 	for (; v < nvec; v += stride)
@@ -203,7 +178,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		{
 			lo = min(lo, u.k[j]);
 			hi = max(hi, u.k[j]);
-			histogram_key<RUNS>(sh, run, u.k[j], kmin, plan);
+			histogram_count(sh, u.k[j], kmin, plan, 1u);
 		}
 	}
 	for (size_t i = nvec * PER_VEC + first; i < n; i += stride)
@@ -212,9 +187,8 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 
 		lo = min(lo, k);
 		hi = max(hi, k);
-		histogram_key<RUNS>(sh, run, k, kmin, plan);
+		histogram_count(sh, k, kmin, plan, 1u);
 	}
-	histogram_flush(sh, run, kmin, plan);
 
 	if (range)
 		warp_merge_range<unsigned long long>(&range[0], &range[1], lo, hi);
