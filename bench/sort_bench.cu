@@ -5,7 +5,8 @@
  * For 32-bit keys (n = 2^16, 2^20, 10M, 100M, 10^9) and 64-bit keys (up to
  * 500M), each with 32-bit payloads, and every distribution of
  * bench_data.cuh, the median of RUNS timed runs (CUDA events around the
- * sort call alone; inputs restored untimed before every run) of
+ * sort call alone; inputs restored untimed before every run; the GPU sorts
+ * take turns, run by run, so that a slow stretch falls on all of them) of
  *   gpusort radix     - the onesweep radix sort (kernels/onesweep.cuh),
  *                       payloads read like CUB's;
  *   gpusort quicksort - GPU-Quicksort (kernels/quicksort.cuh);
@@ -233,56 +234,61 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 		bench_fill_kernel<K><<<grid_for(n), 256>>>(src, n, dist, seed);
 		CK(cudaGetLastError());
 
+		std::vector<double> t[SORT_KINDS];
+		const int	nruns = runs_at(n);
+
 		for (int s = 0; s < SORT_KINDS; s++)
-		{
-			std::vector<double> t;
-
 			res.ms[s] = -1;
-			if (s == SORT_BITONIC && n > BITONIC_BENCH_MAX_N)
-				continue;
-			if (s == SORT_CPU)
+		/* the CPU first, on its own */
+		if (n <= cpu_max_n)
+		{
+			const int	s = SORT_CPU;
+
+			/* the CPU path's layout: 32-bit words, most significant first */
+			std::vector<K> host(n);
+			int			nw = sizeof(K) / 4;
+			std::vector<uint32_t> words(nw * n), perm(n),
+						scratch(cpu_radix_scratch_words(n));
+
+			CK(cudaMemcpy(host.data(), src, n * sizeof(K), cudaMemcpyDeviceToHost));
+			for (size_t i = 0; i < n; i++)
+				for (int w = 0; w < nw; w++)
+					words[(size_t) w * n + i] =
+						(uint32_t) ((uint64_t) host[i] >> (32 * (nw - 1 - w)));
+			for (int r = 0; r < runs; r++)
 			{
-				if (n > cpu_max_n)
-					continue;
-				/* the CPU path's layout: 32-bit words, most significant first */
-				std::vector<K> host(n);
-				int			nw = sizeof(K) / 4;
-				std::vector<uint32_t> words(nw * n), perm(n),
-							scratch(cpu_radix_scratch_words(n));
+				double		t0 = now_ms();
 
-				CK(cudaMemcpy(host.data(), src, n * sizeof(K), cudaMemcpyDeviceToHost));
-				for (size_t i = 0; i < n; i++)
-					for (int w = 0; w < nw; w++)
-						words[(size_t) w * n + i] =
-							(uint32_t) ((uint64_t) host[i] >> (32 * (nw - 1 - w)));
-				for (int r = 0; r < runs; r++)
-				{
-					double		t0 = now_ms();
+				const uint32_t *cols[2] = {words.data(), words.data() + (nw - 1) * n};
 
-					const uint32_t *cols[2] = {words.data(), words.data() + (nw - 1) * n};
-
-					cpu_radix_sort_rows(cols, nw, n, perm.data(), NULL,
-										scratch.data(), NULL);
-					t.push_back(now_ms() - t0);
-				}
-				for (size_t i = 1; i < n; i++)
-					if (host[perm[i - 1]] > host[perm[i]] ||
-						(host[perm[i - 1]] == host[perm[i]] && perm[i - 1] > perm[i]))
-					{
-						failures++;
-						fprintf(stderr, "FAILED: cpu n=%zu at %zu\n", n, i);
-						break;
-					}
-				res.ms[s] = median(t);
-				continue;
+				cpu_radix_sort_rows(cols, nw, n, perm.data(), NULL,
+									scratch.data(), NULL);
+				t[s].push_back(now_ms() - t0);
 			}
-			const int	nruns = runs_at(n);
+			for (size_t i = 1; i < n; i++)
+				if (host[perm[i - 1]] > host[perm[i]] ||
+					(host[perm[i - 1]] == host[perm[i]] && perm[i - 1] > perm[i]))
+				{
+					failures++;
+					fprintf(stderr, "FAILED: cpu n=%zu at %zu\n", n, i);
+					break;
+				}
+			res.ms[s] = median(t[s]);
+		}
 
-			for (int r = 0; r < nruns + 1; r++)	/* the first run warms up */
+		/*
+		 * The GPU sorts round-robin: run r of every sort before run r + 1 of
+		 * any, so that a slow stretch of the machine falls on all of them.
+		 */
+		for (int r = 0; r < nruns + 1; r++)	/* the first run warms up */
+			for (int s = 0; s < SORT_KINDS; s++)
 			{
 				K		   *out_k = NULL;
 				uint32_t   *out_v = NULL;
 				float		ms = 0;
+
+				if (s == SORT_CPU || (s == SORT_BITONIC && n > BITONIC_BENCH_MAX_N))
+					continue;
 
 				CK(cudaMemcpy(keys[0], src, n * sizeof(K), cudaMemcpyDeviceToDevice));
 				onesweep_iota_kernel<<<grid_for(n), 256>>>(vals[0], n);
@@ -375,13 +381,14 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				CK(cudaGetLastError());
 				CK(cudaEventElapsedTime(&ms, e0, e1));
 				if (r > 0)
-					t.push_back(ms);
+					t[s].push_back(ms);
 				if (r == nruns)
 					check_result<K>(sort_names[s], src, out_k, out_v, n, sort_stable[s], seen,
 									d_err, dist);
 			}
-			res.ms[s] = median(t);
-		}
+		for (int s = 0; s < SORT_KINDS; s++)
+			if (s != SORT_CPU && !t[s].empty())
+				res.ms[s] = median(t[s]);
 		results.push_back(res);
 		printf("%2d-bit n=%-11zu %-13s", res.key_bits, n, test_distribution_names[dist]);
 		for (int s = 0; s < SORT_KINDS; s++)
@@ -438,7 +445,7 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 	}
 	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
 	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 10^7 keys: %d; "
-			"CUDA events around the sort call; CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
+			"CUDA events around the sort call; the GPU sorts take turns run by run; CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
 			"each; `min+`: digits of key − min). `auto / best`: gpusort auto's time over the "
 			"faster of gpusort radix and quicksort (1.00 = as fast as the best). Bitonic only "
 			"up to 2^22; the CPU only up to the -c size.\n\n", cmdline, runs, runs_at(1));
