@@ -6,7 +6,8 @@
  * 500M), each with 32-bit payloads, and every distribution of
  * bench_data.cuh, the median of RUNS timed runs (CUDA events around the
  * sort call alone; inputs restored untimed before every run; the GPU sorts
- * take turns, run by run, so that a slow stretch falls on all of them) of
+ * take turns, run by run, so that a slow stretch falls on all of them, and
+ * each timed run follows an untimed one of the same sort) of
  *   gpusort radix     - the onesweep radix sort (kernels/onesweep.cuh),
  *                       payloads read like CUB's;
  *   gpusort quicksort - GPU-Quicksort (kernels/quicksort.cuh);
@@ -279,113 +280,117 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 		/*
 		 * The GPU sorts round-robin: run r of every sort before run r + 1 of
 		 * any, so that a slow stretch of the machine falls on all of them.
+		 * Each timed run follows an untimed one of the same sort: right after
+		 * another sort (thrust frees its temporary memory every call) the
+		 * first run is slower.
 		 */
-		for (int r = 0; r < nruns + 1; r++)	/* the first run warms up */
+		for (int r = 0; r < nruns + 1; r++)	/* round 0 warms up */
 			for (int s = 0; s < SORT_KINDS; s++)
-			{
-				K		   *out_k = NULL;
-				uint32_t   *out_v = NULL;
-				float		ms = 0;
-
-				if (s == SORT_CPU || (s == SORT_BITONIC && n > BITONIC_BENCH_MAX_N))
-					continue;
-
-				CK(cudaMemcpy(keys[0], src, n * sizeof(K), cudaMemcpyDeviceToDevice));
-				onesweep_iota_kernel<<<grid_for(n), 256>>>(vals[0], n);
-				CK(cudaDeviceSynchronize());
-				CK(cudaEventRecord(e0));
-				if (s == SORT_AUTO)
+				for (int w = r == 0 ? 1 : 0; w < 2; w++)	/* w 0: untimed, after the last sort */
 				{
-					gpusort_algorithm a = GPUSORT_ALGO_RADIX;
-					char		why[80];
+					K		   *out_k = NULL;
+					uint32_t   *out_v = NULL;
+					float		ms = 0;
 
-					GS(choose_algorithm<K>(keys[0], n, temp, sizeof(K) / 4,
-										   GPUSORT_ALGO_AUTO, &a, why, sizeof(why), &look));
-					snprintf(res.choice, sizeof(res.choice), "%s: %s",
-							 gpusort_algorithm_name(a), why);
-					/* bitonic for one block; else the sort picked */
-					if (a == GPUSORT_ALGO_BITONIC)
+					if (s == SORT_CPU || (s == SORT_BITONIC && n > BITONIC_BENCH_MAX_N))
+						continue;
+
+					CK(cudaMemcpy(keys[0], src, n * sizeof(K), cudaMemcpyDeviceToDevice));
+					onesweep_iota_kernel<<<grid_for(n), 256>>>(vals[0], n);
+					CK(cudaDeviceSynchronize());
+					CK(cudaEventRecord(e0));
+					if (s == SORT_AUTO)
 					{
-						GS(bitonic_sort_pairs<K>(keys, vals, n, false, NULL, 0));
-						out_k = keys[1];
-						out_v = vals[1];
+						gpusort_algorithm a = GPUSORT_ALGO_RADIX;
+						char		why[80];
+
+						GS(choose_algorithm<K>(keys[0], n, temp, sizeof(K) / 4,
+											   GPUSORT_ALGO_AUTO, &a, why, sizeof(why), &look));
+						snprintf(res.choice, sizeof(res.choice), "%s: %s",
+								 gpusort_algorithm_name(a), why);
+						/* bitonic for one block; else the sort picked */
+						if (a == GPUSORT_ALGO_BITONIC)
+						{
+							GS(bitonic_sort_pairs<K>(keys, vals, n, false, NULL, 0));
+							out_k = keys[1];
+							out_v = vals[1];
+						}
+						else if (a == GPUSORT_ALGO_RADIX && look.counted)
+						{
+							onesweep_stats st;
+							int			o;
+
+							/* the radix sort goes on from the look's first read */
+							GS(onesweep_sort_counted<K>(keys, vals, n, false, temp, temp_bytes, 0,
+														look.counts, &o, &st));
+							out_k = keys[o];
+							out_v = vals[o];
+						}
 					}
-					else if (a == GPUSORT_ALGO_RADIX && look.counted)
+					if (s == SORT_AUTO && out_k != NULL)
+						;
+					else if (s == SORT_GPUSORT || (s == SORT_AUTO && res.choice[0] == 'r'))
 					{
 						onesweep_stats st;
 						int			o;
 
-						/* the radix sort goes on from the look's first read */
-						GS(onesweep_sort_counted<K>(keys, vals, n, false, temp, temp_bytes, 0,
-													look.counts, &o, &st));
+						GS(onesweep_sort_pairs((void **) keys, vals, n, sizeof(K), false, temp,
+											   temp_bytes, 0, &o, &st));
 						out_k = keys[o];
 						out_v = vals[o];
-					}
-				}
-				if (s == SORT_AUTO && out_k != NULL)
-					;
-				else if (s == SORT_GPUSORT || (s == SORT_AUTO && res.choice[0] == 'r'))
-				{
-					onesweep_stats st;
-					int			o;
+						if (r == 0 && s == SORT_GPUSORT)
+						{
+							int			len = snprintf(res.plan, sizeof(res.plan), "%s",
+												   st.from_min ? "min+" : "");
 
-					GS(onesweep_sort_pairs((void **) keys, vals, n, sizeof(K), false, temp,
-										   temp_bytes, 0, &o, &st));
-					out_k = keys[o];
-					out_v = vals[o];
-					if (r == 0 && s == SORT_GPUSORT)
+							for (int p = 0; p < st.passes; p++)
+								len += snprintf(res.plan + len, sizeof(res.plan) - len, "%s%d",
+												p ? "," : "", st.bits[p]);
+							if (st.passes == 0)
+								snprintf(res.plan + len, sizeof(res.plan) - len, "none");
+						}
+					}
+					else if (s == SORT_QUICKSORT ||
+							 (s == SORT_AUTO && res.choice[0] == 'q'))
 					{
-						int			len = snprintf(res.plan, sizeof(res.plan), "%s",
-											   st.from_min ? "min+" : "");
+						quicksort_stats qs;
+						int			out = 1;
 
-						for (int p = 0; p < st.passes; p++)
-							len += snprintf(res.plan + len, sizeof(res.plan) - len, "%s%d",
-											p ? "," : "", st.bits[p]);
-						if (st.passes == 0)
-							snprintf(res.plan + len, sizeof(res.plan) - len, "none");
+						GS(quicksort_sort_pairs<K>(keys, vals, n, false, temp, temp_bytes, 0, &qs, &out,
+												   s == SORT_AUTO && look.counted
+												   ? look.counts->range : NULL));
+						out_k = keys[out];
+						out_v = vals[out];
 					}
+					else if (s == SORT_BITONIC)
+					{
+						GS(bitonic_sort_pairs<K>(keys, vals, n, false, bitonic_temp, 0));
+						out_k = keys[1];
+						out_v = vals[1];
+					}
+					else if (s == SORT_CUB)
+					{
+						CK(cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys[0], keys[1],
+														   vals[0], vals[1], (int64_t) n));
+						out_k = keys[1];
+						out_v = vals[1];
+					}
+					else if (s == SORT_THRUST)
+					{
+						thrust::sort_by_key(thrust::device, keys[0], keys[0] + n, vals[0]);
+						out_k = keys[0];
+						out_v = vals[0];
+					}
+					CK(cudaEventRecord(e1));
+					CK(cudaEventSynchronize(e1));
+					CK(cudaGetLastError());
+					CK(cudaEventElapsedTime(&ms, e0, e1));
+					if (r > 0 && w == 1)
+						t[s].push_back(ms);
+					if (r == nruns && w == 1)
+						check_result<K>(sort_names[s], src, out_k, out_v, n, sort_stable[s], seen,
+										d_err, dist);
 				}
-				else if (s == SORT_QUICKSORT ||
-						 (s == SORT_AUTO && res.choice[0] == 'q'))
-				{
-					quicksort_stats qs;
-					int			out = 1;
-
-					GS(quicksort_sort_pairs<K>(keys, vals, n, false, temp, temp_bytes, 0, &qs, &out,
-											   s == SORT_AUTO && look.counted
-											   ? look.counts->range : NULL));
-					out_k = keys[out];
-					out_v = vals[out];
-				}
-				else if (s == SORT_BITONIC)
-				{
-					GS(bitonic_sort_pairs<K>(keys, vals, n, false, bitonic_temp, 0));
-					out_k = keys[1];
-					out_v = vals[1];
-				}
-				else if (s == SORT_CUB)
-				{
-					CK(cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys[0], keys[1],
-													   vals[0], vals[1], (int64_t) n));
-					out_k = keys[1];
-					out_v = vals[1];
-				}
-				else if (s == SORT_THRUST)
-				{
-					thrust::sort_by_key(thrust::device, keys[0], keys[0] + n, vals[0]);
-					out_k = keys[0];
-					out_v = vals[0];
-				}
-				CK(cudaEventRecord(e1));
-				CK(cudaEventSynchronize(e1));
-				CK(cudaGetLastError());
-				CK(cudaEventElapsedTime(&ms, e0, e1));
-				if (r > 0)
-					t[s].push_back(ms);
-				if (r == nruns)
-					check_result<K>(sort_names[s], src, out_k, out_v, n, sort_stable[s], seen,
-									d_err, dist);
-			}
 		for (int s = 0; s < SORT_KINDS; s++)
 			if (s != SORT_CPU && !t[s].empty())
 				res.ms[s] = median(t[s]);
@@ -445,7 +450,7 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 	}
 	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
 	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 10^7 keys: %d; "
-			"CUDA events around the sort call; the GPU sorts take turns run by run; CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
+			"CUDA events around the sort call; the GPU sorts take turns run by run, each timed run after an untimed one of the same sort; CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
 			"each; `min+`: digits of key − min). `auto / best`: gpusort auto's time over the "
 			"faster of gpusort radix and quicksort (1.00 = as fast as the best). Bitonic only "
 			"up to 2^22; the CPU only up to the -c size.\n\n", cmdline, runs, runs_at(1));
