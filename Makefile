@@ -91,11 +91,11 @@ test/unit_test: test/unit_test.c test/test_check.h test/test_data.h src/key_enco
 test/kernel_test: test/kernel_test.c test/test_data.h test/test_check.h src/cpu_radix.c $(KERNEL_OBJS)
 	$(CC) $(TEST_CFLAGS) -o $@ test/kernel_test.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
 
-bench/crossover: bench/crossover.c test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)
+bench/crossover: bench/crossover.c bench/bench_clock.h test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)
 	$(CC) $(TEST_CFLAGS) -o $@ bench/crossover.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
 
 # the GPU sorts beside CUB, Thrust and the CPU (needs nvcc; see bench/README.md)
-bench/sort_bench: bench/sort_bench.cu bench/bench_data.cuh test/test_data.h src/cpu_radix.c $(KERNEL_HEADERS) $(KERNEL_OBJS)
+bench/sort_bench: bench/sort_bench.cu bench/bench_clock.h bench/bench_data.cuh test/test_data.h src/cpu_radix.c $(KERNEL_HEADERS) $(KERNEL_OBJS)
 	$(NVCC) $(NVCC_FLAGS) -Isrc -Ikernels -Itest -o $@ bench/sort_bench.cu src/cpu_radix.c \
 		$(filter-out kernels/sort_job.o,$(KERNEL_OBJS))
 

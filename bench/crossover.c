@@ -11,18 +11,10 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "cpu_radix.h"
 #include "gpusort_kernels.h"
 #include "test_data.h"
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int
 cmp_double(const void *a, const void *b)

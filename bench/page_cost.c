@@ -17,14 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "bench_clock.h"
 
 static double
 touch(char *p, size_t bytes)

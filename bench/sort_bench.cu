@@ -42,6 +42,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 
+#include "bench_clock.h"
 #include "bench_data.cuh"
 #include "bitonic.cuh"
 #include "onesweep.cuh"
@@ -118,15 +119,6 @@ runs_at(size_t n)
 	return n <= SMALL_N && runs < SMALL_RUNS ? SMALL_RUNS : runs;
 }
 static int	failures = 0;
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static double
 median(std::vector<double> v)
