@@ -41,16 +41,64 @@ fill(bufs<K> &b, int dist)
 	CK(cudaDeviceSynchronize());
 }
 
+/* The buffers for n keys, with temp_bytes of scratch. */
+template <typename K>
+static void
+bufs_alloc(bufs<K> &b, size_t n, size_t temp_bytes)
+{
+	b.n = n;
+	CK(cudaMalloc(&b.src, n * sizeof(K)));
+	for (int i = 0; i < 2; i++)
+	{
+		CK(cudaMalloc(&b.keys[i], n * sizeof(K)));
+		CK(cudaMalloc(&b.vals[i], n * sizeof(uint32_t)));
+	}
+	CK(cudaMalloc(&b.temp, temp_bytes));
+}
+
+template <typename K>
+static void
+bufs_free(bufs<K> &b)
+{
+	cudaFree(b.src);
+	for (int i = 0; i < 2; i++)
+	{
+		cudaFree(b.keys[i]);
+		cudaFree(b.vals[i]);
+	}
+	cudaFree(b.temp);
+}
+
+/* The histogram read's unroll in the project (onesweep_kernels.cuh's default). */
+template <typename K>
+constexpr int HIST_UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32;
+
+/* The plan of the radix sort's first read: every 8-bit place of K. */
+template <typename K>
+static digit_plan
+all_places_plan(void)
+{
+	digit_plan	plan;
+
+	plan.passes = sizeof(K);
+	for (int p = 0; p < plan.passes; p++)
+		plan.shift[p] = 8 * p, plan.bits[p] = 8;
+	return plan;
+}
+
 template <typename K, typename F>
 static double time_it(bufs<K> &b, F sort);
 
-/* The histogram read of every 8-bit place with UNROLL loads a thread, blocks_per_sm * 132 blocks. */
-template <typename K, int UNROLL>
+/*
+ * The histogram read of every 8-bit place with UNROLL loads a thread,
+ * blocks_per_sm * 132 blocks, with or without the one-value warp count.
+ */
+template <typename K, int UNROLL, bool ONE_VALUE_WARPS = true>
 static double
 time_histogram(bufs<K> &b, const digit_plan &plan, unsigned long long *range, int blocks_per_sm)
 {
 	return time_it(b, [&] {
-		histogram_kernel<K, UNROLL><<<132 * blocks_per_sm, RADIX_HIST_THREADS>>>(
+		histogram_kernel<K, UNROLL, ONE_VALUE_WARPS><<<132 * blocks_per_sm, RADIX_HIST_THREADS>>>(
 			b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
 	});
 }
@@ -123,14 +171,7 @@ run(size_t n)
 {
 	bufs<K>		b;
 
-	b.n = n;
-	CK(cudaMalloc(&b.src, n * sizeof(K)));
-	for (int i = 0; i < 2; i++)
-	{
-		CK(cudaMalloc(&b.keys[i], n * sizeof(K)));
-		CK(cudaMalloc(&b.vals[i], n * sizeof(uint32_t)));
-	}
-	CK(cudaMalloc(&b.temp, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2));
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
 	for (int dist : {DIST_UNIFORM, DIST_BANDED20})
 	{
 		printf("%d-bit keys, n=%zu, %s\n", (int) sizeof(K) * 8, n, test_distribution_names[dist]);
@@ -138,17 +179,12 @@ run(size_t n)
 		cub_line(b);
 		{
 			/* the histogram read alone */
-			digit_plan plan;
+			const digit_plan plan = all_places_plan<K>();
 			unsigned long long *range;
 
-			plan.passes = sizeof(K);
-			for (int p = 0; p < plan.passes; p++)
-				plan.shift[p] = 8 * p, plan.bits[p] = 8;
 			CK(cudaMalloc(&range, 16));
-			double		ms = time_it(b, [&] {
-				histogram_kernel<K><<<132 * RADIX_HIST_BLOCKS_PER_SM, RADIX_HIST_THREADS>>>(
-					b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
-			});
+			double		ms = time_histogram<K, HIST_UNROLL<K>>(b, plan, range,
+															 RADIX_HIST_BLOCKS_PER_SM);
 			printf("  %-34s %8.3f ms\n", "histogram of all places", ms);
 			/* other grids and unrolls of the histogram read */
 			for (int bps : {2, 3, 4, 6})
@@ -176,13 +212,7 @@ run(size_t n)
 			TRY(P(256, 24, 8, 2, true, OR), P(512, 24, 10, 1, false, OR));
 		}
 	}
-	cudaFree(b.src);
-	for (int i = 0; i < 2; i++)
-	{
-		cudaFree(b.keys[i]);
-		cudaFree(b.vals[i]);
-	}
-	cudaFree(b.temp);
+	bufs_free(b);
 }
 
 /*
@@ -191,50 +221,27 @@ run(size_t n)
  */
 template <typename K>
 static void
-run_histogram_runs(size_t n)
+run_histogram_one_value(size_t n)
 {
 	bufs<K>		b;
-	digit_plan	plan;
+	const digit_plan plan = all_places_plan<K>();
 	unsigned long long *range;
-	const int	blocks = 132 * RADIX_HIST_BLOCKS_PER_SM;
-	constexpr int U = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32;
 
-	b.n = n;
-	CK(cudaMalloc(&b.src, n * sizeof(K)));
-	for (int i = 0; i < 2; i++)
-	{
-		CK(cudaMalloc(&b.keys[i], n * sizeof(K)));
-		CK(cudaMalloc(&b.vals[i], n * sizeof(uint32_t)));
-	}
-	CK(cudaMalloc(&b.temp, RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t)));
+	bufs_alloc(b, n, RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t));
 	CK(cudaMalloc(&range, 16));
-	plan.passes = sizeof(K);
-	for (int p = 0; p < plan.passes; p++)
-		plan.shift[p] = 8 * p, plan.bits[p] = 8;
 	printf("%d-bit keys, n=%zu: histogram of all places, ms (warps of one value counted at once / every key counted)\n",
 		   (int) sizeof(K) * 8, n);
 	for (int dist = 0; dist < DIST_COUNT; dist++)
 	{
 		fill(b, dist);
-		double		one_value = time_it(b, [&] {
-			histogram_kernel<K, U, true><<<blocks, RADIX_HIST_THREADS>>>(
-				b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
-		});
-		double		plain = time_it(b, [&] {
-			histogram_kernel<K, U, false><<<blocks, RADIX_HIST_THREADS>>>(
-				b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
-		});
+		const int	bps = RADIX_HIST_BLOCKS_PER_SM;
+		double		one_value = time_histogram<K, HIST_UNROLL<K>, true>(b, plan, range, bps);
+		double		plain = time_histogram<K, HIST_UNROLL<K>, false>(b, plan, range, bps);
 
 		printf("  %-14s %8.3f  %8.3f\n", test_distribution_names[dist], one_value, plain);
 	}
 	cudaFree(range);
-	cudaFree(b.src);
-	for (int i = 0; i < 2; i++)
-	{
-		cudaFree(b.keys[i]);
-		cudaFree(b.vals[i]);
-	}
-	cudaFree(b.temp);
+	bufs_free(b);
 }
 
 int
@@ -247,8 +254,8 @@ main(int argc, char **argv)
 	printf("radix_tune: %s\n", prop.name);
 	if (argc > 2 && strcmp(argv[2], "hist") == 0)
 	{
-		run_histogram_runs<uint32_t>(n);
-		run_histogram_runs<uint64_t>(n);
+		run_histogram_one_value<uint32_t>(n);
+		run_histogram_one_value<uint64_t>(n);
 		return 0;
 	}
 	run<uint32_t>(n);
