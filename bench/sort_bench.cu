@@ -106,6 +106,7 @@ struct result
 
 static std::vector<result> results;
 static int	runs = 5;
+static uint64_t seed_base;		/* -S, else the time: the keys of every row derive from it */
 
 /*
  * Timed runs at n: RUNS, and at least SMALL_RUNS up to SMALL_N keys, whose
@@ -219,7 +220,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 	for (int dist : dists)
 	{
 		result		res = {};
-		uint64_t	seed = ((uint64_t) time(NULL) << 20) ^ (n * 31 + dist);
+		uint64_t	seed = (seed_base << 20) ^ (n * 31 + dist);
 
 		res.key_bits = sizeof(K) * 8;
 		res.n = n;
@@ -498,8 +499,9 @@ main(int argc, char **argv)
 		cmdline += std::string(" ") + argv[i];
 	std::vector<size_t> sizes = {1u << 16, 1u << 20, 10000000, 100000000, 500000000, 1000000000};
 	std::string tag = "sort_bench";
+	bool		seed_set = false;
 
-	while ((opt = getopt(argc, argv, "o:r:n:m:c:d:s:t:")) != -1)
+	while ((opt = getopt(argc, argv, "o:r:n:m:c:d:s:t:S:")) != -1)
 	{
 		switch (opt)
 		{
@@ -529,12 +531,16 @@ main(int argc, char **argv)
 				for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ","))
 					sizes.push_back(strtoull(tok, NULL, 10));
 				break;
+			case 'S':
+				seed_base = strtoull(optarg, NULL, 10);
+				seed_set = true;
+				break;
 			case 't':
 				tag = std::string("sort_bench-") + optarg;
 				break;
 			default:
 				fprintf(stderr, "usage: sort_bench [-o DIR] [-r RUNS] [-n MAX_N32] "
-						"[-m MAX_N64] [-c CPU_MAX_N] [-d DIST,...] [-s N,...] [-t TAG]\n");
+						"[-m MAX_N64] [-c CPU_MAX_N] [-d DIST,...] [-s N,...] [-t TAG] [-S SEED]\n");
 				return 2;
 		}
 	}
@@ -543,6 +549,8 @@ main(int argc, char **argv)
 			dists.push_back(d);
 	if (runs < 1)
 		runs = 1;
+	if (!seed_set)
+		seed_base = (uint64_t) time(NULL);
 
 	int			count = 0;
 
@@ -552,7 +560,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	CK(cudaGetDeviceProperties(&prop, 0));
-	printf("sort_bench: %s, %d runs\n", prop.name, runs);
+	printf("sort_bench: %s, %d runs, seed %llu\n", prop.name, runs, (unsigned long long) seed_base);
 
 	/*
 	 * Warm-up, not in the tables: every sort of both widths once at 2^20

@@ -46,12 +46,13 @@ gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
 /* ---- the driver, generic over the policies (the benchmark tunes with it) ---- */
 
 /*
- * temp layout: histogram | range (16 bytes) | look (16 bytes: the auto
+ * temp layout: range (16 bytes) | histogram | look (16 bytes: the auto
  * choice's sample count) | tile counter (16 bytes) | tile status.  The
  * first two are the first read's image, onesweep_counts.
  */
+#define ONESWEEP_RANGE_BYTES	(2 * sizeof(unsigned long long))
 #define ONESWEEP_HIST_BYTES		(RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t))
-#define ONESWEEP_LOOK_OFFSET	(ONESWEEP_HIST_BYTES + 2 * sizeof(unsigned long long))
+#define ONESWEEP_LOOK_OFFSET	(ONESWEEP_RANGE_BYTES + ONESWEEP_HIST_BYTES)
 #define ONESWEEP_STATUS_OFFSET	(ONESWEEP_LOOK_OFFSET + 16 + 16)
 
 template <typename POL, typename K>
@@ -108,16 +109,26 @@ onesweep_bit_length(unsigned long long x)
 }
 
 /*
- * The first read of a sort, as the host sees it: the counts of every 8-bit
- * place and the key range [min, max] -- the head of temp, brought over in
- * one copy.  The auto choice (sort_choice.cuh) reads it
- * too, so that its look costs the radix sort nothing.
+ * The first read of a sort, as the host sees it: the key range [min, max]
+ * and the counts of every 8-bit place -- the head of temp, brought over in
+ * one copy (the range and the places a key has: 4 KB of counts for 32-bit
+ * keys, 8 KB for 64-bit).  The auto choice (sort_choice.cuh) reads it too,
+ * so that its look costs the radix sort nothing.  On the device, range[0]
+ * holds the minimum's complement (see histogram_kernel) until
+ * onesweep_range_wait.
  */
 struct onesweep_counts
 {
-	uint32_t	hist[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
 	unsigned long long range[2];
+	uint32_t	hist[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
 };
+
+/* The histogram counts in temp (after the range). */
+static inline uint32_t *
+onesweep_temp_hist(void *temp)
+{
+	return (uint32_t *) ((unsigned char *) temp + ONESWEEP_RANGE_BYTES);
+}
 
 static_assert(sizeof(onesweep_counts) == ONESWEEP_LOOK_OFFSET, "the head of temp");
 
@@ -158,7 +169,7 @@ onesweep_hist_blocks(size_t n, int *blocks)
 /*
  * Launch the first read of n >= 2 keys (every 8-bit place and the key
  * range, into temp) and its copy into *host; asynchronous on the stream:
- * *host is valid once the stream has been synchronised.
+ * *host is valid after onesweep_range_wait.
  */
 template <typename K>
 gpusort_status
@@ -166,9 +177,8 @@ onesweep_count_t(const K *keys, size_t n, void *temp_v, cudaStream_t stream,
 				 onesweep_counts *host)
 {
 	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
-	unsigned char *temp = (unsigned char *) temp_v;
-	uint32_t   *d_hist = (uint32_t *) temp;
-	unsigned long long *d_range = (unsigned long long *) (temp + ONESWEEP_HIST_BYTES);
+	uint32_t   *d_hist = onesweep_temp_hist(temp_v);
+	unsigned long long *d_range = (unsigned long long *) temp_v;
 	digit_plan	plan;
 	int			hist_blocks = 1;
 	gpusort_status st;
@@ -181,13 +191,27 @@ onesweep_count_t(const K *keys, size_t n, void *temp_v, cudaStream_t stream,
 		plan.shift[p] = p * RADIX_NARROW_BITS;
 		plan.bits[p] = RADIX_NARROW_BITS;
 	}
-	CUDA_TRY(cudaMemsetAsync(d_hist, 0, PLACES * RADIX_HIST_STRIDE * sizeof(uint32_t), stream));
-	CUDA_TRY(cudaMemsetAsync(d_range, 0xff, sizeof(unsigned long long), stream));
-	CUDA_TRY(cudaMemsetAsync(d_range + 1, 0, sizeof(unsigned long long), stream));
+	/* the range and the places' counts: one zeroing, one copy */
+	const size_t head = ONESWEEP_RANGE_BYTES + PLACES * RADIX_HIST_STRIDE * sizeof(uint32_t);
+
+	CUDA_TRY(cudaMemsetAsync(temp_v, 0, head, stream));
 	histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
 		keys, n, (K) 0, plan, d_hist, d_range);
 	CUDA_TRY_LAUNCH("histogram_kernel");
-	CUDA_TRY(cudaMemcpyAsync(host, temp, sizeof(onesweep_counts), cudaMemcpyDeviceToHost, stream));
+	CUDA_TRY(cudaMemcpyAsync(host, temp_v, head, cudaMemcpyDeviceToHost, stream));
+	return GPUSORT_OK;
+}
+
+/*
+ * Wait for a first read launched on the stream (onesweep_count_t or a range
+ * read into the head of a range pair) and turn the minimum's complement
+ * into the minimum.
+ */
+static inline gpusort_status
+onesweep_range_wait(cudaStream_t stream, unsigned long long range[2])
+{
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	range[0] = ~range[0];
 	return GPUSORT_OK;
 }
 
@@ -204,7 +228,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 {
 	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
 	unsigned char *temp = (unsigned char *) temp_v;
-	uint32_t   *d_hist = (uint32_t *) temp;
+	uint32_t   *d_hist = onesweep_temp_hist(temp_v);
 	const uint32_t *hist = counts->hist;
 	const unsigned long long *range = counts->range;
 	digit_plan	plan;
@@ -358,9 +382,9 @@ onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			CUDA_TRY(cudaMemsetAsync(vals[0], 0, sizeof(uint32_t), stream));
 		return GPUSORT_OK;
 	}
-	if ((st = onesweep_count_t<K>(keys[0], n, temp, stream, counts)) != GPUSORT_OK)
+	if ((st = onesweep_count_t<K>(keys[0], n, temp, stream, counts)) != GPUSORT_OK ||
+		(st = onesweep_range_wait(stream, counts->range)) != GPUSORT_OK)
 		return st;
-	CUDA_TRY(cudaStreamSynchronize(stream));
 	return onesweep_sort_counted_t<POL, K>(keys, vals, n, positions, temp, stream, counts, out,
 										   stats, force_plan);
 }

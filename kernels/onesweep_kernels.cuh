@@ -39,6 +39,7 @@
 /* Longest input the 30-bit status counts allow. */
 #define ONESWEEP_MAX_N			((size_t) 1 << 30)
 
+/* The digit passes of a sort, least significant first; bits[0] is the widest. */
 struct digit_plan
 {
 	int			passes;
@@ -46,31 +47,52 @@ struct digit_plan
 	int			bits[RADIX_MAX_PASSES];
 };
 
+/* A warp's range of keys: the lanes' lo/hi reduced across the warp (to every lane). */
+template <typename K>
+__device__ __forceinline__ void
+warp_reduce_range(K *lo, K *hi)
+{
+	for (int o = 16; o > 0; o >>= 1)
+	{
+		*lo = min(*lo, (K) __shfl_xor_sync(0xffffffffu, *lo, o));
+		*hi = max(*hi, (K) __shfl_xor_sync(0xffffffffu, *hi, o));
+	}
+}
+
+/* 32- or 64-bit atomic minimum and maximum by key type */
+template <typename K>
+__device__ __forceinline__ void
+atomic_min_key(K *p, K x)
+{
+	if constexpr (sizeof(K) == 8)
+		atomicMin((unsigned long long *) p, (unsigned long long) x);
+	else
+		atomicMin((unsigned int *) p, (unsigned int) x);
+}
+
+template <typename K>
+__device__ __forceinline__ void
+atomic_max_key(K *p, K x)
+{
+	if constexpr (sizeof(K) == 8)
+		atomicMax((unsigned long long *) p, (unsigned long long) x);
+	else
+		atomicMax((unsigned int *) p, (unsigned int) x);
+}
+
 /*
- * Merge a warp's range of keys into [*mn, *mx]: the lanes' lo/hi are reduced
- * across the warp, and lane 0 applies them with atomics (32- or 64-bit).
+ * Merge a warp's range of keys into [*mn, *mx]: reduced across the warp,
+ * applied by lane 0 with atomics.
  */
 template <typename K>
 __device__ __forceinline__ void
 warp_merge_range(K *mn, K *mx, K lo, K hi)
 {
-	for (int o = 16; o > 0; o >>= 1)
-	{
-		lo = min(lo, (K) __shfl_xor_sync(0xffffffffu, lo, o));
-		hi = max(hi, (K) __shfl_xor_sync(0xffffffffu, hi, o));
-	}
+	warp_reduce_range(&lo, &hi);
 	if ((threadIdx.x & 31) != 0)
 		return;
-	if constexpr (sizeof(K) == 8)
-	{
-		atomicMin((unsigned long long *) mn, (unsigned long long) lo);
-		atomicMax((unsigned long long *) mx, (unsigned long long) hi);
-	}
-	else
-	{
-		atomicMin((unsigned int *) mn, (unsigned int) lo);
-		atomicMax((unsigned int *) mx, (unsigned int) hi);
-	}
+	atomic_min_key(mn, lo);
+	atomic_max_key(mx, hi);
 }
 
 template <typename K>
@@ -93,8 +115,9 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t co
 
 /*
  * Digit counts of every place of the plan into hist (passes * STRIDE, zeroed
- * by the caller); if range is not NULL, also the minimum and maximum key into
- * range[0] (preset to all ones) and range[1] (preset to zero).
+ * by the caller); if range is not NULL, also the minimum and maximum key:
+ * the minimum's complement into range[0] and the maximum into range[1], both
+ * preset to zero, so that one memset clears the counts and the range.
  *
  * A key adds the constant 1 to each place's counter, which the compiler
  * makes the warp-aggregated shared increment.  With ONE_VALUE_WARPS, a
@@ -109,7 +132,9 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 				 uint32_t *__restrict__ hist, unsigned long long *range)
 {
 	__shared__ uint32_t sh[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
-	const int	words = plan.passes * RADIX_HIST_STRIDE;
+	/* the counters in use: a place's digits (1 << bits) of its STRIDE */
+	const int	digits_log2 = plan.passes > 0 ? plan.bits[0] : 0,
+				words = plan.passes << digits_log2;
 	const size_t stride = (size_t) gridDim.x * blockDim.x;
 	const size_t first = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
 	constexpr int PER_VEC = 16 / sizeof(K);
@@ -125,7 +150,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	size_t		v = first;
 
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
-		sh[i] = 0;
+		sh[(i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1))] = 0;
 	__syncthreads();
 
 	/* UNROLL vectors of keys in flight per thread, then their counts */
@@ -191,11 +216,23 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	}
 
 	if (range)
-		warp_merge_range<unsigned long long>(&range[0], &range[1], lo, hi);
+	{
+		/* range[0] holds the complement of the minimum, so that zero presets both */
+		warp_reduce_range(&lo, &hi);
+		if ((threadIdx.x & 31) == 0)
+		{
+			atomicMax(&range[0], ~(unsigned long long) lo);
+			atomicMax(&range[1], (unsigned long long) hi);
+		}
+	}
 	__syncthreads();
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
-		if (sh[i])
-			atomicAdd(&hist[i], sh[i]);
+	{
+		const int	w = (i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1));
+
+		if (sh[w])
+			atomicAdd(&hist[w], sh[w]);
+	}
 }
 
 /* Block b turns counts[b * STRIDE ...] into exclusive offsets, in place. */

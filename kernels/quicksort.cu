@@ -13,14 +13,36 @@
 
 #define QS_THREADS		256
 #define QS_WARPS		(QS_THREADS / 32)
-#define QS_ITEMS		4			/* QS_ITEMS * QS_WARPS == 32: one warp scans a step */
+#define QS_ITEMS		4			/* phase two: QS_ITEMS * QS_WARPS == 32, one warp scans a step */
 #define QS_STEP			(QS_THREADS * QS_ITEMS)
+#ifndef QS1_ITEMS
+#define QS1_ITEMS		16			/* phase one: pairs a thread moves per step */
+#endif
+#define QS1_STEP		(QS_THREADS * QS1_ITEMS)
 #define QS_MAXSEQ		1024		/* phase one stops at this many sequences ... */
 #define QS_MAXSEQ_LIMIT	65536		/* ... or GPUSORT_QS_MAXSEQ's, up to this (tuning) */
-#define QS_BLOCKS_PER_SM 8			/* phase-one blocks per round */
-#define QS_EXTRA_TASKS	8192		/* tasks of a round: <= sequences + 8 * SMs */
+#ifndef QS_TASKS_PER_SM
+#define QS_TASKS_PER_SM	8			/* phase-one sections per SM and round ... */
+#endif
+#define QS_TASKS_PER_SM_LIMIT 64	/* ... or GPUSORT_QS_TASKS_PER_SM's, up to this (tuning) */
+#define QS_EXTRA_TASKS	16384		/* tasks of a round: <= sequences + 64 * SMs (256 SMs) */
 #define QS_STACK		64
+#define QS_COPY_ENGINE_MIN (1 << 20)	/* one-value sequences copied by cudaMemcpyAsync */
 #define QS_LEAF			BITONIC_BLOCK_PAIRS
+
+/*
+ * Phase one's order of a step's pairs on each side: item-major (item i of
+ * every warp, then item i + 1) or warp-major (every item of warp w, then
+ * warp w + 1); measured on the H100, item-major was faster for 64-bit keys
+ * and warp-major for 32-bit keys (bench/results/quicksort_phase_one-h100.txt).
+ */
+template <typename K>
+struct qs1_order
+{
+	static constexpr bool ITEM_MAJOR = sizeof(K) == 8;
+	static constexpr int SLOTS = ITEM_MAJOR ? QS1_ITEMS * QS_WARPS : QS_WARPS;
+	static_assert(!ITEM_MAJOR || SLOTS % 32 == 0, "whole lanes of slots");
+};
 
 template <typename K>
 struct qs_seq
@@ -50,12 +72,11 @@ struct qs_leaf
 	int			buf;			/* buffer holding it */
 };
 
-/* exclusive scan over one warp, in place; returns the total */
+/* exclusive scan of the lanes' a over one warp; *total gets the sum */
 __device__ __forceinline__ uint32_t
-warp_exclusive_scan(uint32_t *x, int lane)
+warp_exclusive_scan_lanes(uint32_t a, int lane, uint32_t *total)
 {
-	uint32_t	a = x[lane],
-				incl = a;
+	uint32_t	incl = a;
 
 	for (int o = 1; o < 32; o <<= 1)
 	{
@@ -64,18 +85,34 @@ warp_exclusive_scan(uint32_t *x, int lane)
 		if (lane >= o)
 			incl += y;
 	}
-	x[lane] = incl - a;
-	return __shfl_sync(0xffffffffu, incl, 31);
+	*total = __shfl_sync(0xffffffffu, incl, 31);
+	return incl - a;
 }
 
-/* Phase one: a block partitions its section of a shared sequence. */
+/* exclusive scan over one warp, in place; returns the total */
+__device__ __forceinline__ uint32_t
+warp_exclusive_scan(uint32_t *x, int lane)
+{
+	uint32_t	total;
+
+	x[lane] = warp_exclusive_scan_lanes(x[lane], lane, &total);
+	return total;
+}
+
+/*
+ * Phase one: a block partitions its section of a shared sequence, a step of
+ * QS1_STEP pairs at a time.  Each warp counts its pairs of each item on
+ * each side (ballots), the counts are scanned in qs1_order, and the step
+ * takes its room at the two ends of the sequence with one atomic add per
+ * side; every warp's item then lands in one contiguous run per side.
+ */
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
 qs_partition_kernel(const qs_task *tasks, qs_seq<K> *seqs, const K *__restrict__ ks,
 					const uint32_t *__restrict__ vs, K *__restrict__ kd,
 					uint32_t *__restrict__ vd)
 {
-	__shared__ uint32_t cnt[2][32];
+	__shared__ uint32_t cnt[2][qs1_order<K>::SLOTS];
 	__shared__ uint32_t base[2];
 	const qs_task task = tasks[blockIdx.x];
 	qs_seq<K>  *sq = &seqs[task.seq];
@@ -89,61 +126,106 @@ qs_partition_kernel(const qs_task *tasks, qs_seq<K> *seqs, const K *__restrict__
 				rmin = ~(K) 0,
 				rmax = 0;
 
-	for (uint32_t step = task.begin; step < task.end; step += QS_STEP)
+	for (uint32_t step = task.begin; step < task.end; step += QS1_STEP)
 	{
-		K			k[QS_ITEMS];
-		uint32_t	v[QS_ITEMS],
-					pre[QS_ITEMS];
-		bool		in[QS_ITEMS],
-					lt[QS_ITEMS];
+		K			k[QS1_ITEMS];
+		uint32_t	v[QS1_ITEMS],
+					pre[QS1_ITEMS];
+		uint32_t	nl = 0,		/* the warp's smaller and other pairs so far */
+					ng = 0,
+					ltbits = 0,
+					inbits = 0;
 
 #pragma unroll
-		for (int i = 0; i < QS_ITEMS; i++)
+		for (int i = 0; i < QS1_ITEMS; i++)
 		{
 			uint32_t	idx = step + i * QS_THREADS + t;
+			bool		in = idx < task.end;
 
-			in[i] = idx < task.end;
-			k[i] = in[i] ? ks[idx] : (K) 0;
-			v[i] = in[i] ? vs[idx] : 0;
+			k[i] = in ? ks[idx] : (K) 0;
+			v[i] = in ? vs[idx] : 0;
+			inbits |= (uint32_t) in << i;
 		}
 #pragma unroll
-		for (int i = 0; i < QS_ITEMS; i++)
+		for (int i = 0; i < QS1_ITEMS; i++)
 		{
-			lt[i] = in[i] && k[i] < pivot;
-			if (lt[i])
+			const bool	in = (inbits >> i) & 1;
+			const bool	lt = in && k[i] < pivot;
+
+			if (lt)
 				lmin = min(lmin, k[i]), lmax = max(lmax, k[i]);
-			else if (in[i])
+			else if (in)
 				rmin = min(rmin, k[i]), rmax = max(rmax, k[i]);
 
-			uint32_t	bl = __ballot_sync(0xffffffffu, lt[i]);
-			uint32_t	bg = __ballot_sync(0xffffffffu, in[i] && !lt[i]);
+			uint32_t	bl = __ballot_sync(0xffffffffu, lt);
+			uint32_t	bg = __ballot_sync(0xffffffffu, in && !lt);
 
-			pre[i] = __popc((lt[i] ? bl : bg) & ltmask);
-			if (lane == 0)
+			ltbits |= (uint32_t) lt << i;
+			if constexpr (qs1_order<K>::ITEM_MAJOR)
 			{
-				cnt[0][i * QS_WARPS + warp] = __popc(bl);
-				cnt[1][i * QS_WARPS + warp] = __popc(bg);
+				pre[i] = __popc((lt ? bl : bg) & ltmask);
+				if (lane == 0)
+				{
+					cnt[0][i * QS_WARPS + warp] = __popc(bl);
+					cnt[1][i * QS_WARPS + warp] = __popc(bg);
+				}
 			}
+			else
+			{
+				pre[i] = lt ? nl + __popc(bl & ltmask) : ng + __popc(bg & ltmask);
+				nl += __popc(bl);
+				ng += __popc(bg);
+			}
+		}
+		if (!qs1_order<K>::ITEM_MAJOR && lane == 0)
+		{
+			cnt[0][warp] = nl;
+			cnt[1][warp] = ng;
 		}
 		__syncthreads();
 		if (warp == 0)
 		{
-			uint32_t	tl = warp_exclusive_scan(cnt[0], lane);
-			uint32_t	tg = warp_exclusive_scan(cnt[1], lane);
+			/* each lane scans PER consecutive slots of each side */
+			constexpr int PER = (qs1_order<K>::SLOTS + 31) / 32;
+			uint32_t	x[2][PER],
+						sum[2] = {0, 0},
+						tot[2];
 
+#pragma unroll
+			for (int c = 0; c < 2; c++)
+			{
+#pragma unroll
+				for (int j = 0; j < PER; j++)
+				{
+					const int	slot = lane * PER + j;
+
+					x[c][j] = sum[c];
+					sum[c] += slot < qs1_order<K>::SLOTS ? cnt[c][slot] : 0;
+				}
+				sum[c] = warp_exclusive_scan_lanes(sum[c], lane, &tot[c]);
+			}
 			if (lane == 0)
 			{
-				base[0] = atomicAdd(&sq->lt_ptr, tl);
-				base[1] = atomicSub(&sq->gt_ptr, tg) - tg;
+				base[0] = atomicAdd(&sq->lt_ptr, tot[0]);
+				base[1] = atomicSub(&sq->gt_ptr, tot[1]) - tot[1];
 			}
+			__syncwarp();
+#pragma unroll
+			for (int c = 0; c < 2; c++)
+#pragma unroll
+				for (int j = 0; j < PER; j++)
+					if (lane * PER + j < qs1_order<K>::SLOTS)
+						cnt[c][lane * PER + j] = sum[c] + x[c][j];
 		}
 		__syncthreads();
+
 #pragma unroll
-		for (int i = 0; i < QS_ITEMS; i++)
-			if (in[i])
+		for (int i = 0; i < QS1_ITEMS; i++)
+			if ((inbits >> i) & 1)
 			{
-				int			side = lt[i] ? 0 : 1;
-				uint32_t	pos = base[side] + cnt[side][i * QS_WARPS + warp] + pre[i];
+				const int	side = (ltbits >> i) & 1 ? 0 : 1;
+				const int	slot = qs1_order<K>::ITEM_MAJOR ? i * QS_WARPS + warp : warp;
+				const uint32_t pos = base[side] + cnt[side][slot] + pre[i];
 
 				kd[pos] = k[i];
 				vd[pos] = v[i];
@@ -152,6 +234,22 @@ qs_partition_kernel(const qs_task *tasks, qs_seq<K> *seqs, const K *__restrict__
 	}
 	warp_merge_range(&sq->lmin, &sq->lmax, lmin, lmax);
 	warp_merge_range(&sq->rmin, &sq->rmax, rmin, rmax);
+}
+
+/* Copies of sequences of one value from buffer 0 into buffer 1: a task a block. */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_copy_kernel(const qs_task *tasks, const K *__restrict__ ks, const uint32_t *__restrict__ vs,
+			   K *__restrict__ kd, uint32_t *__restrict__ vd)
+{
+	const qs_task task = tasks[blockIdx.x];
+
+#pragma unroll 4
+	for (uint32_t i = task.begin + threadIdx.x; i < task.end; i += QS_THREADS)
+	{
+		kd[i] = ks[i];
+		vd[i] = vs[i];
+	}
 }
 
 template <typename K>
@@ -226,6 +324,7 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 		uint32_t	nlt = 0,
 					neq = 0;
 
+#pragma unroll 8
 		for (uint32_t i = s + t; i < e; i += QS_THREADS)
 		{
 			K			k = ks[i];
@@ -372,6 +471,26 @@ qs_max_sequences(size_t n)
 	return (std::min(limit, n / QS_LEAF + 16) + 63) / 64 * 64;
 }
 
+/*
+ * Sections (tasks) per SM a phase-one round splits its pairs into:
+ * QS_TASKS_PER_SM (GPUSORT_QS_TASKS_PER_SM in the environment overrides it,
+ * for tuning).  More sections than the SM holds blocks at once balance
+ * the blocks' uneven pace.
+ */
+static int
+qs_tasks_per_sm(void)
+{
+	static int	v = 0;
+
+	if (v == 0)
+	{
+		const char *e = getenv("GPUSORT_QS_TASKS_PER_SM");
+
+		v = std::min(std::max(e ? atoi(e) : QS_TASKS_PER_SM, 1), QS_TASKS_PER_SM_LIMIT);
+	}
+	return v;
+}
+
 /* A round's tasks: every sequence's sections of at most one chunk each. */
 static size_t
 qs_max_tasks(size_t n)
@@ -441,15 +560,19 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	else
 	{
 		digit_plan	none;		/* no digit places: the key range alone */
+		int			hist_blocks = 1;
+		gpusort_status hst;
 
 		none.passes = 0;
-		CUDA_TRY(cudaMemsetAsync(d_range, 0xff, sizeof(unsigned long long), stream));
-		CUDA_TRY(cudaMemsetAsync(d_range + 1, 0, sizeof(unsigned long long), stream));
-		histogram_kernel<K><<<grid, RADIX_HIST_THREADS, 0, stream>>>(keys[0], n, (K) 0, none,
-																	 NULL, d_range);
+		if ((hst = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
+			return hst;
+		CUDA_TRY(cudaMemsetAsync(d_range, 0, 2 * sizeof(unsigned long long), stream));
+		histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(keys[0], n, (K) 0,
+																			none, NULL, d_range);
 		CUDA_TRY_LAUNCH("histogram_kernel");
 		CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
-		CUDA_TRY(cudaStreamSynchronize(stream));
+		if ((hst = onesweep_range_wait(stream, range)) != GPUSORT_OK)
+			return hst;
 	}
 	if (range[0] == range[1])
 	{
@@ -460,7 +583,19 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
 
 	const size_t minlength = std::max<size_t>(n / maxseq, QS_LEAF);
-	const size_t max_blocks = (size_t) sms * QS_BLOCKS_PER_SM;
+	const size_t max_blocks = (size_t) sms * qs_tasks_per_sm();
+
+	/* [b, e) of sequence q in tasks of at most chunk pairs */
+	auto		add_tasks = [&](uint32_t q, size_t b, size_t e, size_t chunk) {
+		for (; b < e; b += chunk)
+			tasks.push_back({q, (uint32_t) b, (uint32_t) std::min<size_t>(b + chunk, e)});
+	};
+	/* a section size for total pairs over a round's blocks, in whole steps */
+	auto		round_chunk = [&](size_t total) -> size_t {
+		size_t		chunk = std::max<size_t>((total + max_blocks - 1) / max_blocks, QS1_STEP);
+
+		return (chunk + QS1_STEP - 1) / QS1_STEP * QS1_STEP;
+	};
 
 	/*
 	 * Phase two sorts the leaves so far: one block each.  Leaves are
@@ -491,15 +626,19 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	 */
 	while (!work.empty())
 	{
-		std::vector<qs_work> active;
+		std::vector<qs_work> active,
+					copies;
 		gpusort_status fst;
 
 		for (const qs_work &w : work)
 		{
 			if (w.min == w.max)
 			{
-				/* one value: in order already; to buffer 1 with a device copy */
-				if (w.buf != 1)
+				/*
+				 * One value: in order already; to buffer 1.  Long ones by
+				 * device copies, the others all in one launch.
+				 */
+				if (w.buf != 1 && w.end - w.start >= QS_COPY_ENGINE_MIN)
 				{
 					CUDA_TRY(cudaMemcpyAsync(keys[1] + w.start, keys[0] + w.start,
 											 (size_t) (w.end - w.start) * sizeof(K),
@@ -508,6 +647,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 											 (size_t) (w.end - w.start) * sizeof(uint32_t),
 											 cudaMemcpyDeviceToDevice, stream));
 				}
+				else if (w.buf != 1)
+					copies.push_back(w);
 			}
 			else if (w.end - w.start <= minlength || active.size() == maxseq)
 			{
@@ -519,6 +660,30 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 				active.push_back(w);
 		}
 		work.clear();
+		if (!copies.empty())
+		{
+			size_t		total = 0;
+
+			for (const qs_work &w : copies)
+				total += w.end - w.start;
+
+			const size_t chunk = round_chunk(total);
+
+			tasks.clear();
+			for (const qs_work &w : copies)
+				add_tasks(0, w.start, w.end, chunk);
+			/* in launches of at most the task buffer (stream order keeps it until read) */
+			for (size_t f = 0; f < tasks.size(); f += qs_max_tasks(n))
+			{
+				size_t		m = std::min(tasks.size() - f, qs_max_tasks(n));
+
+				CUDA_TRY(cudaMemcpyAsync(d_tasks, tasks.data() + f, m * sizeof(qs_task),
+										 cudaMemcpyHostToDevice, stream));
+				qs_copy_kernel<K><<<(unsigned) m, QS_THREADS, 0, stream>>>(
+					d_tasks, keys[0], vals[0], keys[1], vals[1]);
+				CUDA_TRY_LAUNCH("qs_copy_kernel");
+			}
+		}
 		if (active.empty())
 			break;
 
@@ -527,9 +692,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		for (const qs_work &w : active)
 			total += w.end - w.start;
 
-		size_t		chunk = std::max<size_t>((total + max_blocks - 1) / max_blocks, QS_STEP);
+		const size_t chunk = round_chunk(total);
 
-		chunk = (chunk + QS_STEP - 1) / QS_STEP * QS_STEP;
 		seqs.clear();
 		tasks.clear();
 		for (size_t q = 0; q < active.size(); q++)
@@ -547,9 +711,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 			sq.lmin = sq.rmin = ~(K) 0;
 			sq.lmax = sq.rmax = 0;
 			seqs.push_back(sq);
-			for (size_t b = w.start; b < w.end; b += chunk)
-				tasks.push_back({(uint32_t) q, (uint32_t) b,
-								 (uint32_t) std::min<size_t>(b + chunk, w.end)});
+			add_tasks((uint32_t) q, w.start, w.end, chunk);
 		}
 		if (tasks.size() > qs_max_tasks(n))
 			return GPUSORT_ERR_INVALID_ARGUMENT;

@@ -112,9 +112,9 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		: GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32;
 	int			most = 0;		/* most distinct digits of one 8-bit place */
 
-	if ((st = onesweep_count_t<K>(keys, n, temp, 0, look->counts)) != GPUSORT_OK)
+	if ((st = onesweep_count_t<K>(keys, n, temp, 0, look->counts)) != GPUSORT_OK ||
+		(st = onesweep_range_wait(0, look->counts->range)) != GPUSORT_OK)
 		return st;
-	CUDA_TRY(cudaStreamSynchronize(0));
 	look->counted = true;
 	if (look->counts->range[0] == look->counts->range[1])
 	{
