@@ -34,7 +34,7 @@
  * Phase one's order of a step's pairs on each side: item-major (item i of
  * every warp, then item i + 1) or warp-major (every item of warp w, then
  * warp w + 1); measured on the H100, item-major was faster for 64-bit keys
- * and warp-major for 32-bit keys (bench/results/quicksort_phase_one-h100.txt).
+ * and warp-major for 32-bit keys (bench/results/quicksort-h100.txt).
  */
 template <typename K>
 struct qs1_order
