@@ -111,8 +111,8 @@ onesweep_bit_length(unsigned long long x)
 /*
  * The first read of a sort, as the host sees it: the key range [min, max]
  * and the counts of every 8-bit place -- the head of temp, brought over in
- * one copy (the range and the places a key has: 4 KB of counts for 32-bit
- * keys, 8 KB for 64-bit).  The auto choice (sort_choice.cuh) reads it too,
+ * one copy (the range and the places a key has: 16 KB of counts for 32-bit
+ * keys, 32 KB for 64-bit).  The auto choice (sort_choice.cuh) reads it too,
  * so that its look costs the radix sort nothing.  On the device, range[0]
  * holds the minimum's complement (see histogram_kernel) until
  * onesweep_range_wait.

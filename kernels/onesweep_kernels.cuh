@@ -59,30 +59,9 @@ warp_reduce_range(K *lo, K *hi)
 	}
 }
 
-/* 32- or 64-bit atomic minimum and maximum by key type */
-template <typename K>
-__device__ __forceinline__ void
-atomic_min_key(K *p, K x)
-{
-	if constexpr (sizeof(K) == 8)
-		atomicMin((unsigned long long *) p, (unsigned long long) x);
-	else
-		atomicMin((unsigned int *) p, (unsigned int) x);
-}
-
-template <typename K>
-__device__ __forceinline__ void
-atomic_max_key(K *p, K x)
-{
-	if constexpr (sizeof(K) == 8)
-		atomicMax((unsigned long long *) p, (unsigned long long) x);
-	else
-		atomicMax((unsigned int *) p, (unsigned int) x);
-}
-
 /*
  * Merge a warp's range of keys into [*mn, *mx]: reduced across the warp,
- * applied by lane 0 with atomics.
+ * applied by lane 0 with atomics (32- or 64-bit).
  */
 template <typename K>
 __device__ __forceinline__ void
@@ -91,8 +70,16 @@ warp_merge_range(K *mn, K *mx, K lo, K hi)
 	warp_reduce_range(&lo, &hi);
 	if ((threadIdx.x & 31) != 0)
 		return;
-	atomic_min_key(mn, lo);
-	atomic_max_key(mx, hi);
+	if constexpr (sizeof(K) == 8)
+	{
+		atomicMin((unsigned long long *) mn, (unsigned long long) lo);
+		atomicMax((unsigned long long *) mx, (unsigned long long) hi);
+	}
+	else
+	{
+		atomicMin((unsigned int *) mn, (unsigned int) lo);
+		atomicMax((unsigned int *) mx, (unsigned int) hi);
+	}
 }
 
 template <typename K>

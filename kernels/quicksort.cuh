@@ -10,7 +10,8 @@
  * the two ends of the sequence with atomic adds (no host round trip per
  * block), writing each side coalesced; the blocks also gather each side's
  * minimum and maximum for the next pivots.  A sequence whose keys are all
- * equal is finished (one value costs one read).
+ * equal is finished (one value costs one read; those left in the scratch
+ * buffer are copied back, all of a round in one launch).
  * Phase two (whenever the leaf buffer is full, and at the end): one block
  * per sequence with an explicit stack, pushing the larger side first so
  * that the smaller is sorted next; median-of-three pivot; a count pass,
