@@ -122,6 +122,9 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	/* the counters in use: a place's digits (1 << bits) of its STRIDE */
 	const int	digits_log2 = plan.passes > 0 ? plan.bits[0] : 0,
 				words = plan.passes << digits_log2;
+	auto		counter = [&](int i) {	/* the i-th counter in use */
+		return (i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1));
+	};
 	const size_t stride = (size_t) gridDim.x * blockDim.x;
 	const size_t first = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
 	constexpr int PER_VEC = 16 / sizeof(K);
@@ -137,7 +140,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	size_t		v = first;
 
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
-		sh[(i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1))] = 0;
+		sh[counter(i)] = 0;
 	__syncthreads();
 
 	/* UNROLL vectors of keys in flight per thread, then their counts */
@@ -215,7 +218,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	__syncthreads();
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
 	{
-		const int	w = (i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1));
+		const int	w = counter(i);
 
 		if (sh[w])
 			atomicAdd(&hist[w], sh[w]);

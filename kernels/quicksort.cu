@@ -16,14 +16,12 @@
 #define QS_ITEMS		4			/* phase two: QS_ITEMS * QS_WARPS == 32, one warp scans a step */
 #define QS_STEP			(QS_THREADS * QS_ITEMS)
 #ifndef QS1_ITEMS
-#define QS1_ITEMS		16			/* phase one: pairs a thread moves per step */
+#define QS1_ITEMS		16			/* phase one: pairs a thread moves per step (-D to measure others) */
 #endif
 #define QS1_STEP		(QS_THREADS * QS1_ITEMS)
 #define QS_MAXSEQ		1024		/* phase one stops at this many sequences ... */
 #define QS_MAXSEQ_LIMIT	65536		/* ... or GPUSORT_QS_MAXSEQ's, up to this (tuning) */
-#ifndef QS_TASKS_PER_SM
 #define QS_TASKS_PER_SM	8			/* phase-one sections per SM and round ... */
-#endif
 #define QS_TASKS_PER_SM_LIMIT 64	/* ... or GPUSORT_QS_TASKS_PER_SM's, up to this (tuning) */
 #define QS_EXTRA_TASKS	16384		/* tasks of a round: <= sequences + 64 * SMs (256 SMs) */
 #define QS_STACK		64
@@ -456,18 +454,21 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
  * more than n's leaves; a multiple of 64, so that the parts of temp stay
  * 8-byte aligned.
  */
+/* A tuning constant: the environment variable name's value if set, else dflt; within [lo, hi]. */
+static long
+qs_tuning(const char *name, long dflt, long lo, long hi)
+{
+	const char *e = getenv(name);
+
+	return std::min(std::max(e ? atol(e) : dflt, lo), hi);
+}
+
 static size_t
 qs_max_sequences(size_t n)
 {
-	static size_t limit = 0;
+	static const size_t limit = (size_t) qs_tuning("GPUSORT_QS_MAXSEQ", QS_MAXSEQ, 16,
+												   QS_MAXSEQ_LIMIT);
 
-	if (limit == 0)
-	{
-		const char *e = getenv("GPUSORT_QS_MAXSEQ");
-		long		v = e ? atol(e) : QS_MAXSEQ;
-
-		limit = (size_t) std::min<long>(std::max<long>(v, 16), QS_MAXSEQ_LIMIT);
-	}
 	return (std::min(limit, n / QS_LEAF + 16) + 63) / 64 * 64;
 }
 
@@ -480,14 +481,9 @@ qs_max_sequences(size_t n)
 static int
 qs_tasks_per_sm(void)
 {
-	static int	v = 0;
+	static const int v = (int) qs_tuning("GPUSORT_QS_TASKS_PER_SM", QS_TASKS_PER_SM, 1,
+										 QS_TASKS_PER_SM_LIMIT);
 
-	if (v == 0)
-	{
-		const char *e = getenv("GPUSORT_QS_TASKS_PER_SM");
-
-		v = std::min(std::max(e ? atoi(e) : QS_TASKS_PER_SM, 1), QS_TASKS_PER_SM_LIMIT);
-	}
 	return v;
 }
 
