@@ -97,9 +97,11 @@ template <typename K, int UNROLL, bool ONE_VALUE_WARPS = true>
 static double
 time_histogram(bufs<K> &b, const digit_plan &plan, unsigned long long *range, int blocks_per_sm)
 {
+	/* range: a first read's head (the range, the block counters) */
 	return time_it(b, [&] {
+		CK(cudaMemsetAsync(range, 0, sizeof(first_read_head)));
 		histogram_kernel<K, UNROLL, ONE_VALUE_WARPS><<<132 * blocks_per_sm, RADIX_HIST_THREADS>>>(
-			b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, range);
+			b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, (first_read_head *) range);
 	});
 }
 
@@ -182,7 +184,7 @@ run(size_t n)
 			const digit_plan plan = all_places_plan<K>();
 			unsigned long long *range;
 
-			CK(cudaMalloc(&range, 16));
+			CK(cudaMalloc(&range, sizeof(first_read_head)));
 			double		ms = time_histogram<K, HIST_UNROLL<K>>(b, plan, range,
 															 RADIX_HIST_BLOCKS_PER_SM);
 			printf("  %-34s %8.3f ms\n", "histogram of all places", ms);
@@ -228,7 +230,7 @@ run_histogram_one_value(size_t n)
 	unsigned long long *range;
 
 	bufs_alloc(b, n, RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t));
-	CK(cudaMalloc(&range, 16));
+	CK(cudaMalloc(&range, sizeof(first_read_head)));
 	printf("%d-bit keys, n=%zu: histogram of all places, ms (warps of one value counted at once / every key counted)\n",
 		   (int) sizeof(K) * 8, n);
 	for (int dist = 0; dist < DIST_COUNT; dist++)

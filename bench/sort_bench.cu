@@ -315,7 +315,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 
 							/* the radix sort goes on from the look's first read */
 							GS(onesweep_sort_counted<K>(keys, vals, n, false, temp, temp_bytes, 0,
-														look.counts, &o, &st));
+														&look.summary, &o, &st));
 							out_k = keys[o];
 							out_v = vals[o];
 						}
@@ -351,7 +351,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 
 						GS(quicksort_sort_pairs<K>(keys, vals, n, false, temp, temp_bytes, 0, &qs, &out,
 												   s == SORT_AUTO && look.counted
-												   ? look.counts->range : NULL));
+												   ? look.summary.range : NULL));
 						out_k = keys[out];
 						out_v = vals[out];
 					}

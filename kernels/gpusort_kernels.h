@@ -92,12 +92,14 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
 /*
  * gpusort.algorithm = auto, measured on an H100 (README, "Choosing the
  * algorithm"): up to GPUSORT_AUTO_BITONIC_MAX_N rows a bitonic network in
- * one block; from GPUSORT_AUTO_QUICKSORT_MIN_N_32/_64 rows (32-/64-bit keys)
- * a look at the keys -- the radix sort's own first read (digit counts of
- * every byte, key range) and, only where every byte takes at most
- * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 values, the distinct values of
- * a sample of GPUSORT_AUTO_SAMPLE keys -- picks quicksort for at most that
+ * one block; above that a look at the keys -- the radix sort's own first
+ * read (digit counts of every byte, key range) and, only where every byte
+ * takes at most quicksort's limit of values, the distinct values of a
+ * sample of GPUSORT_AUTO_SAMPLE keys -- picks quicksort for at most that
  * many distinct keys; radix otherwise, going on from that first read.
+ * The limit: GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 from
+ * GPUSORT_AUTO_QUICKSORT_MIN_N_32/_64 rows (32-/64-bit keys); below that,
+ * _MAX_DISTINCT_64_SMALL for 64-bit keys and none (radix) for 32-bit keys.
  */
 #define GPUSORT_AUTO_BITONIC_MAX_N				16384
 #define GPUSORT_AUTO_SAMPLE						256
@@ -105,6 +107,7 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
 #define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32	4
 #define GPUSORT_AUTO_QUICKSORT_MIN_N_64			5000000
 #define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64	32
+#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64_SMALL	4
 
 /* Wall times of the phases of one job, in milliseconds, and what ran. */
 typedef struct gpusort_timing

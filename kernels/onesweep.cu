@@ -5,6 +5,7 @@
  * See onesweep.cuh.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <type_traits>
 
 #include "onesweep.cuh"
@@ -55,24 +56,33 @@ onesweep_temp_bytes(size_t n, int key_bytes)
 	return a > b ? a : b;
 }
 
-onesweep_counts *
-onesweep_host_counts(void)
+first_read_summary *
+onesweep_host_summary(first_read_summary **dev)
 {
-	static onesweep_counts *pinned = NULL;
-	static onesweep_counts pageable;
+	static first_read_summary *mapped = NULL,
+			   *mapped_dev = NULL;
+	static first_read_summary pageable;
 	static bool tried = false;
 
 	if (!tried)
 	{
+		/* GPUSORT_FIRST_READ_COPY=1: the copy, as without mapped memory (the kernel test) */
+		const char *copy = getenv("GPUSORT_FIRST_READ_COPY");
+		const bool	map = copy == NULL || strcmp(copy, "1") != 0;
+
 		tried = true;
-		if (cudaHostAlloc((void **) &pinned, sizeof(onesweep_counts), cudaHostAllocPortable) !=
-			cudaSuccess)
+		if (map && (cudaHostAlloc((void **) &mapped, sizeof(first_read_summary),
+								  cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess ||
+					cudaHostGetDevicePointer((void **) &mapped_dev, mapped, 0) != cudaSuccess))
 		{
 			(void) cudaGetLastError();
-			pinned = NULL;
+			if (mapped != NULL)
+				(void) cudaFreeHost(mapped);
+			mapped = mapped_dev = NULL;
 		}
 	}
-	return pinned != NULL ? pinned : &pageable;
+	*dev = mapped_dev;
+	return mapped != NULL ? mapped : &pageable;
 }
 
 /* The measured policies, or the compact ones (the device of the first sort decides). */
@@ -119,7 +129,7 @@ template <typename K>
 gpusort_status
 onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n, bool vals_are_positions,
 					  void *temp, size_t temp_bytes, cudaStream_t stream,
-					  const onesweep_counts *counts, int *out, onesweep_stats *stats)
+					  const first_read_summary *look, int *out, onesweep_stats *stats)
 {
 	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_u64,
 									  onesweep_policies_u32>::type POL;
@@ -130,16 +140,16 @@ onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n, bool vals_are_pos
 		return GPUSORT_ERR_INVALID_ARGUMENT;
 	if (use_measured_policies<POL, K>())
 		return onesweep_sort_counted_t<POL, K>(keys, vals, n, vals_are_positions, temp, stream,
-											   counts, out, stats);
+											   look, out, stats);
 	return onesweep_sort_counted_t<COMPACT, K>(keys, vals, n, vals_are_positions, temp, stream,
-											   counts, out, stats);
+											   look, out, stats);
 }
 
 template gpusort_status onesweep_sort_counted<uint32_t>(uint32_t *[2], uint32_t *[2], size_t,
 														 bool, void *, size_t, cudaStream_t,
-														 const onesweep_counts *,
+														 const first_read_summary *,
 														 int *, onesweep_stats *);
 template gpusort_status onesweep_sort_counted<uint64_t>(uint64_t *[2], uint32_t *[2], size_t,
 														 bool, void *, size_t, cudaStream_t,
-														 const onesweep_counts *,
+														 const first_read_summary *,
 														 int *, onesweep_stats *);

@@ -46,14 +46,18 @@ gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
 /* ---- the driver, generic over the policies (the benchmark tunes with it) ---- */
 
 /*
- * temp layout: range (16 bytes) | histogram | look (16 bytes: the auto
- * choice's sample count) | tile counter (16 bytes) | tile status.  The
- * first two are the first read's image, onesweep_counts.
+ * temp layout: first-read head (range and block counters, 32 bytes) |
+ * histogram | summary (where the host's is not mapped) | tile counter (16
+ * bytes) | tile status.
  */
-#define ONESWEEP_RANGE_BYTES	(2 * sizeof(unsigned long long))
+#define ONESWEEP_HEAD_BYTES		32
 #define ONESWEEP_HIST_BYTES		(RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t))
-#define ONESWEEP_LOOK_OFFSET	(ONESWEEP_RANGE_BYTES + ONESWEEP_HIST_BYTES)
-#define ONESWEEP_STATUS_OFFSET	(ONESWEEP_LOOK_OFFSET + 16 + 16)
+#define ONESWEEP_SUMMARY_OFFSET	(ONESWEEP_HEAD_BYTES + ONESWEEP_HIST_BYTES)
+#define ONESWEEP_SUMMARY_BYTES	64
+#define ONESWEEP_STATUS_OFFSET	(ONESWEEP_SUMMARY_OFFSET + ONESWEEP_SUMMARY_BYTES + 16)
+
+static_assert(sizeof(first_read_head) == ONESWEEP_HEAD_BYTES, "the first read's head");
+static_assert(sizeof(first_read_summary) <= ONESWEEP_SUMMARY_BYTES, "the summary's slot");
 
 template <typename POL, typename K>
 size_t
@@ -108,46 +112,31 @@ onesweep_bit_length(unsigned long long x)
 	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
-/*
- * The first read of a sort, as the host sees it: the key range [min, max]
- * and the counts of every 8-bit place -- the head of temp, brought over in
- * one copy (the range and the places a key has: 16 KB of counts for 32-bit
- * keys, 32 KB for 64-bit).  The auto choice (sort_choice.cuh) reads it too,
- * so that its look costs the radix sort nothing.  On the device, range[0]
- * holds the minimum's complement (see histogram_kernel) until
- * onesweep_range_wait.
- */
-struct onesweep_counts
-{
-	unsigned long long range[2];
-	uint32_t	hist[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
-};
-
-/* The histogram counts in temp (after the range). */
+/* The histogram counts in temp (after the head). */
 static inline uint32_t *
 onesweep_temp_hist(void *temp)
 {
-	return (uint32_t *) ((unsigned char *) temp + ONESWEEP_RANGE_BYTES);
+	return (uint32_t *) ((unsigned char *) temp + ONESWEEP_HEAD_BYTES);
 }
 
-static_assert(sizeof(onesweep_counts) == ONESWEEP_LOOK_OFFSET, "the head of temp");
-
 /*
- * The process's host copy of a first read (onesweep.cu): pinned, so that
- * the copy is one direct transfer, allocated on first use and kept;
- * pageable if the pinned allocation fails.
+ * The process's host copy of a first read's summary (onesweep.cu),
+ * allocated on first use and kept: pinned and mapped, so that the read's
+ * last block writes it directly and the host only waits for the stream
+ * (*dev is its device address); pageable with *dev NULL if that fails, and
+ * then the summary comes over in a copy.
  */
-onesweep_counts *onesweep_host_counts(void);
+first_read_summary *onesweep_host_summary(first_read_summary **dev);
 
 /*
  * Sort n pairs (2 <= n <= ONESWEEP_MAX_N) whose first read (onesweep_count_t
- * into this temp) the host holds in *counts, with the project's policies;
+ * into this temp) the host holds in *look, with the project's policies;
  * otherwise as onesweep_sort_pairs (K: uint32_t or uint64_t).
  */
 template <typename K>
 gpusort_status onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n,
 									 bool vals_are_positions, void *temp, size_t temp_bytes,
-									 cudaStream_t stream, const onesweep_counts *counts,
+									 cudaStream_t stream, const first_read_summary *look,
 									 int *out, onesweep_stats *stats);
 
 /* Blocks of a histogram read over n keys on this device. */
@@ -167,70 +156,89 @@ onesweep_hist_blocks(size_t n, int *blocks)
 }
 
 /*
- * Launch the first read of n >= 2 keys (every 8-bit place and the key
- * range, into temp) and its copy into *host; asynchronous on the stream:
- * *host is valid after onesweep_range_wait.
+ * Launch a first read of n >= 2 keys, asynchronous on the stream: the key
+ * range, the digit counts of the plan's places (none for a range read)
+ * into the histogram after head, and the summary (with a sample where no
+ * place has more than sample_limit digits), valid after
+ * onesweep_first_read_wait.  head: ONESWEEP_HEAD_BYTES and the plan's
+ * counts, then, at ONESWEEP_SUMMARY_OFFSET, room for the summary -- the
+ * layout of the radix sort's temp.
  */
 template <typename K>
 gpusort_status
-onesweep_count_t(const K *keys, size_t n, void *temp_v, cudaStream_t stream,
-				 onesweep_counts *host)
+onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
+					int sample_limit, cudaStream_t stream)
 {
-	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
-	uint32_t   *d_hist = onesweep_temp_hist(temp_v);
-	unsigned long long *d_range = (unsigned long long *) temp_v;
-	digit_plan	plan;
+	first_read_summary *dev = NULL,
+			   *host = onesweep_host_summary(&dev);
+	first_read_summary *slot = (first_read_summary *) ((unsigned char *) head +
+													   ONESWEEP_SUMMARY_OFFSET);
+	first_read_head *h = (first_read_head *) head;
 	int			hist_blocks = 1;
 	gpusort_status st;
 
 	if ((st = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
 		return st;
+	/* the range and the block counters (the kernel zeroes the counts) */
+	CUDA_TRY(cudaMemsetAsync(head, 0, sizeof(first_read_head), stream));
+	histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
+		keys, n, (K) 0, plan, onesweep_temp_hist(head), h);
+	CUDA_TRY_LAUNCH("histogram_kernel");
+	first_read_summary_kernel<K><<<1, FIRST_READ_SAMPLE, 0, stream>>>(
+		keys, n, plan, onesweep_temp_hist(head), h, sample_limit, dev != NULL ? dev : slot);
+	CUDA_TRY_LAUNCH("first_read_summary_kernel");
+	if (dev == NULL)
+		CUDA_TRY(cudaMemcpyAsync(host, slot, sizeof(*host), cudaMemcpyDeviceToHost, stream));
+	return GPUSORT_OK;
+}
+
+/*
+ * The radix sort's first read of n >= 2 keys: every 8-bit place and the key
+ * range, into temp; the auto choice passes the most distinct keys it sends
+ * to quicksort as sample_limit, so that the same read is its look.
+ */
+template <typename K>
+gpusort_status
+onesweep_count_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int sample_limit = 0)
+{
+	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
+	digit_plan	plan;
+
 	plan.passes = PLACES;
 	for (int p = 0; p < PLACES; p++)
 	{
 		plan.shift[p] = p * RADIX_NARROW_BITS;
 		plan.bits[p] = RADIX_NARROW_BITS;
 	}
-	/* the range and the places' counts: one zeroing, one copy */
-	const size_t head = ONESWEEP_RANGE_BYTES + PLACES * RADIX_HIST_STRIDE * sizeof(uint32_t);
-
-	CUDA_TRY(cudaMemsetAsync(temp_v, 0, head, stream));
-	histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
-		keys, n, (K) 0, plan, d_hist, d_range);
-	CUDA_TRY_LAUNCH("histogram_kernel");
-	CUDA_TRY(cudaMemcpyAsync(host, temp_v, head, cudaMemcpyDeviceToHost, stream));
-	return GPUSORT_OK;
+	return onesweep_first_read<K>(keys, n, plan, temp, sample_limit, stream);
 }
 
-/*
- * Wait for a first read launched on the stream (onesweep_count_t or a range
- * read into the head of a range pair) and turn the minimum's complement
- * into the minimum.
- */
+/* Wait for the first read launched on the stream; its summary. */
 static inline gpusort_status
-onesweep_range_wait(cudaStream_t stream, unsigned long long range[2])
+onesweep_first_read_wait(cudaStream_t stream, const first_read_summary **summary)
 {
+	first_read_summary *dev;
+
+	*summary = onesweep_host_summary(&dev);
 	CUDA_TRY(cudaStreamSynchronize(stream));
-	range[0] = ~range[0];
 	return GPUSORT_OK;
 }
 
 /*
  * Sort n >= 2 pairs whose first read (onesweep_count_t, into this temp) the
- * host already holds in *counts; otherwise as onesweep_sort_pairs.
+ * host already holds in *look; otherwise as onesweep_sort_pairs.
  */
 template <typename POL, typename K>
 gpusort_status
 onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
-						void *temp_v, cudaStream_t stream, const onesweep_counts *counts,
+						void *temp_v, cudaStream_t stream, const first_read_summary *look,
 						int *out, onesweep_stats *stats,
 						int force_plan = -1)	/* -1 cheapest, 0 8-bit places, else passes from min */
 {
 	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
 	unsigned char *temp = (unsigned char *) temp_v;
 	uint32_t   *d_hist = onesweep_temp_hist(temp_v);
-	const uint32_t *hist = counts->hist;
-	const unsigned long long *range = counts->range;
+	const unsigned long long *range = look->range;
 	digit_plan	plan;
 	K			kmin = 0;
 
@@ -245,21 +253,10 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		double		best = 0;
 
 		for (int p = 0; p < PLACES; p++)
-		{
-			const uint32_t *h = hist + p * RADIX_HIST_STRIDE;
-			bool		constant = false;
-
-			for (int b = 0; b < (1 << RADIX_NARROW_BITS); b++)
-				if (h[b])
-				{
-					constant = h[b] == n;
-					break;
-				}
-			if (!constant)
+			if (look->used[p] > 1)	/* a place where every key has one digit is skipped */
 				plan.shift[varying] = p * RADIX_NARROW_BITS,
 					plan.bits[varying] = RADIX_NARROW_BITS,
 					varying++;
-		}
 		plan.passes = varying;
 		best = varying;
 		if (force_plan < 0)
@@ -369,7 +366,7 @@ onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 					  void *temp, cudaStream_t stream, int *out, onesweep_stats *stats,
 					  int force_plan = -1)
 {
-	onesweep_counts *counts = onesweep_host_counts();
+	const first_read_summary *look;
 	gpusort_status st;
 
 	memset(stats, 0, sizeof(*stats));
@@ -382,10 +379,10 @@ onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			CUDA_TRY(cudaMemsetAsync(vals[0], 0, sizeof(uint32_t), stream));
 		return GPUSORT_OK;
 	}
-	if ((st = onesweep_count_t<K>(keys[0], n, temp, stream, counts)) != GPUSORT_OK ||
-		(st = onesweep_range_wait(stream, counts->range)) != GPUSORT_OK)
+	if ((st = onesweep_count_t<K>(keys[0], n, temp, stream)) != GPUSORT_OK ||
+		(st = onesweep_first_read_wait(stream, &look)) != GPUSORT_OK)
 		return st;
-	return onesweep_sort_counted_t<POL, K>(keys, vals, n, positions, temp, stream, counts, out,
+	return onesweep_sort_counted_t<POL, K>(keys, vals, n, positions, temp, stream, look, out,
 										   stats, force_plan);
 }
 

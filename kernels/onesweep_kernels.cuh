@@ -47,6 +47,35 @@ struct digit_plan
 	int			bits[RADIX_MAX_PASSES];
 };
 
+/* Keys a first read samples for the auto choice (a block's worth). */
+#define FIRST_READ_SAMPLE	256
+
+/*
+ * What a first read tells the host, written by its last block: the key
+ * range, how many digits of each place of its plan occur, and the distinct
+ * keys of a sample of FIRST_READ_SAMPLE (0 where it was not asked for).
+ */
+struct first_read_summary
+{
+	unsigned long long range[2];	/* minimum and maximum key */
+	int			used[RADIX_MAX_PASSES];
+	int			distinct;
+	int			pad;
+};
+
+/*
+ * The head of a first read's scratch (32 bytes), zeroed by the caller with
+ * one small memset; the counts after it need none (the first block to
+ * start zeroes them).
+ */
+struct first_read_head
+{
+	unsigned long long range[2];	/* the minimum's complement, the maximum */
+	unsigned int started;		/* blocks begun: the first zeroes the counts */
+	unsigned int zeroed;		/* set once it has */
+	unsigned int pad[2];
+};
+
 /* A warp's range of keys: the lanes' lo/hi reduced across the warp (to every lane). */
 template <typename K>
 __device__ __forceinline__ void
@@ -101,10 +130,73 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t co
 }
 
 /*
- * Digit counts of every place of the plan into hist (passes * STRIDE, zeroed
- * by the caller); if range is not NULL, also the minimum and maximum key:
- * the minimum's complement into range[0] and the maximum into range[1], both
- * preset to zero, so that one memset clears the counts and the range.
+ * The summary of a first read (one block of FIRST_READ_SAMPLE threads, after
+ * the histogram kernel): the range, each place's digits that occur, and,
+ * where no place has more than sample_limit digits and the keys are not
+ * all equal, the distinct keys of an even sample -- so that the host needs
+ * one small result and the auto choice no second round trip.  summary is
+ * device-accessible (mapped host memory, or device memory the host copies).
+ */
+template <typename K>
+__global__ void __launch_bounds__(FIRST_READ_SAMPLE)
+first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
+						  const uint32_t *__restrict__ hist, const first_read_head *head,
+						  int sample_limit, first_read_summary *summary)
+{
+	__shared__ K s[FIRST_READ_SAMPLE];
+	__shared__ int used[RADIX_MAX_PASSES],
+				distinct;
+	const int	digits_log2 = plan.passes > 0 ? plan.bits[0] : 0,
+				words = plan.passes << digits_log2;
+	const unsigned long long lo = ~head->range[0],
+				hi = head->range[1];
+
+	if (threadIdx.x < RADIX_MAX_PASSES)
+		used[threadIdx.x] = 0;
+	if (threadIdx.x == 0)
+		distinct = 0;
+	__syncthreads();
+	for (int i = threadIdx.x; i < words; i += blockDim.x)
+		if (hist[(i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1))])
+			atomicAdd(&used[i >> digits_log2], 1);
+	__syncthreads();
+
+	int			most = 0;
+
+	for (int p = 0; p < plan.passes; p++)
+		most = max(most, used[p]);
+	if (sample_limit > 0 && most <= sample_limit && lo != hi)
+	{
+		/* a sample key counts unless an earlier one equals it (SAMPLE^2 / 2 compares) */
+		const int	t = threadIdx.x;
+		bool		first = true;
+
+		s[t] = keys[(size_t) t * n / FIRST_READ_SAMPLE];
+		__syncthreads();
+		for (int j = 0; j < t; j++)
+			first &= s[j] != s[t];
+		if (first)
+			atomicAdd(&distinct, 1);
+		__syncthreads();
+	}
+	if (threadIdx.x == 0)
+	{
+		summary->range[0] = lo;
+		summary->range[1] = hi;
+		for (int p = 0; p < RADIX_MAX_PASSES; p++)
+			summary->used[p] = p < plan.passes ? used[p] : 0;
+		summary->distinct = distinct;
+	}
+}
+
+/*
+ * Digit counts of every place of the plan into hist (passes * STRIDE).  A
+ * plain read's hist is zeroed by the caller.  A first read (head not NULL)
+ * zeroes it itself -- the first block to start does, and the others wait
+ * for that before they add their counts, which is safe because that block
+ * is running -- and also finds the minimum and maximum key (the minimum's
+ * complement into range[0], so that the head's one memset presets both);
+ * first_read_summary_kernel then sums it up for the host.
  *
  * A key adds the constant 1 to each place's counter, which the compiler
  * makes the warp-aggregated shared increment.  With ONE_VALUE_WARPS, a
@@ -116,7 +208,7 @@ template <typename K, int UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX
 		  bool ONE_VALUE_WARPS = true>
 __global__ void __launch_bounds__(RADIX_HIST_THREADS)
 histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
-				 uint32_t *__restrict__ hist, unsigned long long *range)
+				 uint32_t *__restrict__ hist, first_read_head *head)
 {
 	__shared__ uint32_t sh[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
 	/* the counters in use: a place's digits (1 << bits) of its STRIDE */
@@ -139,9 +231,23 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	};
 	size_t		v = first;
 
+	__shared__ bool zero_global;
+
+	if (head && threadIdx.x == 0)
+		zero_global = atomicAdd(&head->started, 1u) == 0;
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
 		sh[counter(i)] = 0;
 	__syncthreads();
+	if (head && zero_global)
+	{
+		/* the first block: every place's counters, then the flag */
+		for (int i = threadIdx.x; i < plan.passes * RADIX_HIST_STRIDE; i += blockDim.x)
+			hist[i] = 0;
+		__threadfence();
+		__syncthreads();
+		if (threadIdx.x == 0)
+			atomicExch(&head->zeroed, 1u);
+	}
 
 	/* UNROLL vectors of keys in flight per thread, then their counts */
 	for (; v + (UNROLL - 1) * stride < nvec; v += UNROLL * stride)
@@ -205,15 +311,19 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		histogram_count(sh, k, kmin, plan, 1u);
 	}
 
-	if (range)
+	if (head)
 	{
 		/* range[0] holds the complement of the minimum, so that zero presets both */
 		warp_reduce_range(&lo, &hi);
 		if ((threadIdx.x & 31) == 0)
 		{
-			atomicMax(&range[0], ~(unsigned long long) lo);
-			atomicMax(&range[1], (unsigned long long) hi);
+			atomicMax(&head->range[0], ~(unsigned long long) lo);
+			atomicMax(&head->range[1], (unsigned long long) hi);
 		}
+		/* the counters zeroed by the first block before adding to them */
+		if (threadIdx.x == 0)
+			while (atomicAdd(&head->zeroed, 0u) == 0)
+				;
 	}
 	__syncthreads();
 	for (int i = threadIdx.x; i < words; i += blockDim.x)

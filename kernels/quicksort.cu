@@ -500,7 +500,8 @@ quicksort_temp_bytes(size_t n, int key_bytes)
 	size_t		seq = key_bytes == 8 ? sizeof(qs_seq<uint64_t>) : sizeof(qs_seq<uint32_t>);
 	size_t		maxseq = qs_max_sequences(n);
 
-	return maxseq * seq + qs_max_tasks(n) * sizeof(qs_task) + 2 * maxseq * sizeof(qs_leaf) + 64;
+	return maxseq * seq + qs_max_tasks(n) * sizeof(qs_task) + 2 * maxseq * sizeof(qs_leaf) +
+		16 + ONESWEEP_SUMMARY_OFFSET + ONESWEEP_SUMMARY_BYTES;
 }
 
 struct qs_work
@@ -523,7 +524,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	const size_t maxseq = qs_max_sequences(n);
 	qs_task    *d_tasks = (qs_task *) (tp + maxseq * sizeof(qs_seq<K>));
 	qs_leaf    *d_leaves = (qs_leaf *) (d_tasks + qs_max_tasks(n));
-	unsigned long long *d_range = (unsigned long long *) (d_leaves + 2 * maxseq);
+	/* the range read's head, laid out as the radix sort's, 16-byte aligned */
+	void	   *d_head = (void *) (((uintptr_t) (d_leaves + 2 * maxseq) + 15) & ~(uintptr_t) 15);
 	static std::vector<qs_seq<K> > seqs;
 	static std::vector<qs_task> tasks;
 	std::vector<qs_leaf> leaves;
@@ -556,19 +558,15 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	else
 	{
 		digit_plan	none;		/* no digit places: the key range alone */
-		int			hist_blocks = 1;
+		const first_read_summary *look;
 		gpusort_status hst;
 
 		none.passes = 0;
-		if ((hst = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
+		if ((hst = onesweep_first_read<K>(keys[0], n, none, d_head, 0, stream)) != GPUSORT_OK ||
+			(hst = onesweep_first_read_wait(stream, &look)) != GPUSORT_OK)
 			return hst;
-		CUDA_TRY(cudaMemsetAsync(d_range, 0, 2 * sizeof(unsigned long long), stream));
-		histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(keys[0], n, (K) 0,
-																			none, NULL, d_range);
-		CUDA_TRY_LAUNCH("histogram_kernel");
-		CUDA_TRY(cudaMemcpyAsync(range, d_range, sizeof(range), cudaMemcpyDeviceToHost, stream));
-		if ((hst = onesweep_range_wait(stream, range)) != GPUSORT_OK)
-			return hst;
+		range[0] = look->range[0];
+		range[1] = look->range[1];
 	}
 	if (range[0] == range[1])
 	{

@@ -214,10 +214,10 @@ job_radix_sort(gpusort_job *job)
 		}
 		if (perm == NULL && job->look.counted && job->nwords == 2)
 			st = onesweep_sort_counted((uint64_t **) keys, vals, n, true, job->d_temp,
-									   job->temp_bytes, 0, job->look.counts, &r, &stats);
+									   job->temp_bytes, 0, &job->look.summary, &r, &stats);
 		else if (perm == NULL && job->look.counted && job->nwords == 1)
 			st = onesweep_sort_counted((uint32_t **) keys, vals, n, true, job->d_temp,
-									   job->temp_bytes, 0, job->look.counts, &r, &stats);
+									   job->temp_bytes, 0, &job->look.summary, &r, &stats);
 		else
 			st = onesweep_sort_pairs(keys, vals, n, width * 4, perm == NULL,
 									 job->d_temp, job->temp_bytes, 0, &r, &stats);
@@ -297,11 +297,11 @@ gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm requested)
 		if (job->nwords == 2)
 			st = quicksort_sort_pairs((uint64_t **) job->d_keys, job->d_vals, n, true,
 									  job->d_temp, job->temp_bytes, 0, &qs, &out,
-									  job->look.counted ? job->look.counts->range : NULL);
+									  job->look.counted ? job->look.summary.range : NULL);
 		else
 			st = quicksort_sort_pairs((uint32_t **) job->d_keys, job->d_vals, n, true,
 									  job->d_temp, job->temp_bytes, 0, &qs, &out,
-									  job->look.counted ? job->look.counts->range : NULL);
+									  job->look.counted ? job->look.summary.range : NULL);
 		job->cur = out;
 	}
 	else
