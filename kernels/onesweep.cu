@@ -85,6 +85,20 @@ onesweep_host_summary(first_read_summary **dev)
 	return mapped != NULL ? mapped : &pageable;
 }
 
+bool
+onesweep_early_launch(void)
+{
+	static int	early = -1;		/* the device of the first sort decides */
+	int			dev,
+				major = 0;
+
+	if (early < 0)
+		early = cudaGetDevice(&dev) == cudaSuccess &&
+			cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+			major >= 9 ? 1 : 0;
+	return early == 1;
+}
+
 /* The measured policies, or the compact ones (the device of the first sort decides). */
 template <typename POL, typename K>
 static bool

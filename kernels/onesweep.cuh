@@ -139,6 +139,9 @@ gpusort_status onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n,
 									 cudaStream_t stream, const first_read_summary *look,
 									 int *out, onesweep_stats *stats);
 
+/* Can the current device launch a kernel while the one before it runs (onesweep.cu)? */
+bool		onesweep_early_launch(void);
+
 /* Blocks of a histogram read over n keys on this device. */
 template <typename K>
 static gpusort_status
@@ -184,9 +187,23 @@ onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
 	histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
 		keys, n, (K) 0, plan, onesweep_temp_hist(head), h);
 	CUDA_TRY_LAUNCH("histogram_kernel");
-	first_read_summary_kernel<K><<<1, FIRST_READ_SAMPLE, 0, stream>>>(
-		keys, n, plan, onesweep_temp_hist(head), h, sample_limit, dev != NULL ? dev : slot);
-	CUDA_TRY_LAUNCH("first_read_summary_kernel");
+	{
+		/* launched early where the device can (compute capability 9.0 and up) */
+		cudaLaunchConfig_t cfg = {};
+		cudaLaunchAttribute early;
+
+		cfg.gridDim = dim3(1);
+		cfg.blockDim = dim3(FIRST_READ_SAMPLE);
+		cfg.stream = stream;
+		early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+		early.val.programmaticStreamSerializationAllowed = 1;
+		cfg.attrs = &early;
+		cfg.numAttrs = onesweep_early_launch() ? 1 : 0;
+		CUDA_TRY(cudaLaunchKernelEx(&cfg, first_read_summary_kernel<K>, keys, n, plan,
+									(const uint32_t *) onesweep_temp_hist(head),
+									(const first_read_head *) h, sample_limit,
+									dev != NULL ? dev : slot));
+	}
 	if (dev == NULL)
 		CUDA_TRY(cudaMemcpyAsync(host, slot, sizeof(*host), cudaMemcpyDeviceToHost, stream));
 	return GPUSORT_OK;

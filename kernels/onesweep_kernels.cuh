@@ -131,7 +131,9 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t co
 
 /*
  * The summary of a first read (one block of FIRST_READ_SAMPLE threads, after
- * the histogram kernel): the range, each place's digits that occur, and,
+ * the histogram kernel; on devices that have programmatic dependent launch
+ * it is launched while that kernel runs and waits for its end, which hides
+ * the second launch's latency): the range, each place's digits that occur, and,
  * where no place has more than sample_limit digits and the keys are not
  * all equal, the distinct keys of an even sample -- so that the host needs
  * one small result and the auto choice no second round trip.  summary is
@@ -148,6 +150,12 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 				distinct;
 	const int	digits_log2 = plan.passes > 0 ? plan.bits[0] : 0,
 				words = plan.passes << digits_log2;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	/* launched early (programmatic dependent launch): wait for the read's results */
+	cudaGridDependencySynchronize();
+#endif
+
 	const unsigned long long lo = ~head->range[0],
 				hi = head->range[1];
 
@@ -233,6 +241,11 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 
 	__shared__ bool zero_global;
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	/* a first read's summary kernel may start now, to wait for this one's end */
+	if (head)
+		cudaTriggerProgrammaticLaunchCompletion();
+#endif
 	if (head && threadIdx.x == 0)
 		zero_global = atomicAdd(&head->started, 1u) == 0;
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
