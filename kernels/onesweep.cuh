@@ -122,7 +122,7 @@ onesweep_temp_hist(void *temp)
 /*
  * The process's host copy of a first read's summary (onesweep.cu),
  * allocated on first use and kept: pinned and mapped, so that the read's
- * last block writes it directly and the host only waits for the stream
+ * summary kernel writes it directly and the host only waits for the stream
  * (*dev is its device address); pageable with *dev NULL if that fails, and
  * then the summary comes over in a copy.
  */

@@ -51,7 +51,7 @@ struct digit_plan
 #define FIRST_READ_SAMPLE	256
 
 /*
- * What a first read tells the host, written by its last block: the key
+ * What a first read tells the host (first_read_summary_kernel): the key
  * range, how many digits of each place of its plan occur, and the distinct
  * keys of a sample of FIRST_READ_SAMPLE (0 where it was not asked for).
  */

@@ -8,7 +8,7 @@
  * sort nothing, whichever sort runs.  All keys equal, or more distinct
  * digits in one byte than quicksort's limit for the size (so more distinct
  * keys): radix, which goes on from that read.  Only when every byte takes
- * few values does the read's last block also count the distinct keys of a
+ * few values does the read's summary kernel also count the distinct keys of a
  * sample of FIRST_READ_SAMPLE, which tells few distinct keys (quicksort,
  * which takes its key range from the read) from many combinations of few
  * digits (radix).
