@@ -73,15 +73,10 @@ SELECT arrays_by_algorithm();
 
 -- EXPLAIN ANALYZE names the algorithm and why (the CPU choice is the same everywhere)
 SET gpusort.algorithm = cpu;
-CREATE FUNCTION algorithm_explain(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE j json;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO j;
-  RETURN j::jsonb -> 0 -> 'Plan';
-END $$;
+\i sql/include/explain_json.sql
 SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why, p ->> 'Algorithm Why' AS algorithm_why,
        p ->> 'On GPU' AS on_gpu
-FROM algorithm_explain('SELECT * FROM alg ORDER BY i') p;
+FROM explain_json('SELECT * FROM alg ORDER BY i') p;
 RESET gpusort.algorithm;
 SET gpusort.algorithm = 'mergesort';
 SHOW gpusort.algorithm;

@@ -168,12 +168,7 @@ SET gpusort.min_rows = 0;
 -- EXPLAIN ANALYZE in every format (device-independent parts shown; the
 -- algorithm fixed, since auto may pick another one on a GPU)
 SET gpusort.algorithm = radix;
-CREATE FUNCTION explain_json(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE j json;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING ON, FORMAT JSON) ' || q INTO j;
-  RETURN j::jsonb -> 0 -> 'Plan';
-END $$;
+\i sql/include/explain_json.sql
 SELECT p ->> 'Custom Plan Provider' AS node, p -> 'Sort Key' AS keys, p ->> 'Algorithm' AS algorithm,
        p ->> 'Rows Sorted' AS rows, p ? 'Device' AS has_device, p ? 'Sort Time' AS has_sort_time,
        p ? 'Fill Time' AS has_fill_time, p ? 'To Device Time' AS has_to_device_time
