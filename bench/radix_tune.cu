@@ -73,19 +73,6 @@ bufs_free(bufs<K> &b)
 template <typename K>
 constexpr int HIST_UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32;
 
-/* The plan of the radix sort's first read: every 8-bit place of K. */
-template <typename K>
-static digit_plan
-all_places_plan(void)
-{
-	digit_plan	plan;
-
-	plan.passes = sizeof(K);
-	for (int p = 0; p < plan.passes; p++)
-		plan.shift[p] = 8 * p, plan.bits[p] = 8;
-	return plan;
-}
-
 template <typename K, typename F>
 static double time_it(bufs<K> &b, F sort);
 
@@ -181,7 +168,7 @@ run(size_t n)
 		cub_line(b);
 		{
 			/* the histogram read alone */
-			const digit_plan plan = all_places_plan<K>();
+			const digit_plan plan = onesweep_places_plan<K>();
 			unsigned long long *range;
 
 			CK(cudaMalloc(&range, sizeof(first_read_head)));
@@ -226,7 +213,7 @@ static void
 run_histogram_one_value(size_t n)
 {
 	bufs<K>		b;
-	const digit_plan plan = all_places_plan<K>();
+	const digit_plan plan = onesweep_places_plan<K>();
 	unsigned long long *range;
 
 	bufs_alloc(b, n, RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t));

@@ -215,8 +215,8 @@ onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
  * to quicksort as sample_limit, so that the same read is its look.
  */
 template <typename K>
-gpusort_status
-onesweep_count_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int sample_limit = 0)
+static inline digit_plan
+onesweep_places_plan(void)		/* every 8-bit place of K: the first read's plan */
 {
 	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
 	digit_plan	plan;
@@ -227,7 +227,14 @@ onesweep_count_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int s
 		plan.shift[p] = p * RADIX_NARROW_BITS;
 		plan.bits[p] = RADIX_NARROW_BITS;
 	}
-	return onesweep_first_read<K>(keys, n, plan, temp, sample_limit, stream);
+	return plan;
+}
+
+template <typename K>
+gpusort_status
+onesweep_count_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int sample_limit = 0)
+{
+	return onesweep_first_read<K>(keys, n, onesweep_places_plan<K>(), temp, sample_limit, stream);
 }
 
 /* Wait for the first read launched on the stream; its summary. */

@@ -47,6 +47,22 @@ struct digit_plan
 	int			bits[RADIX_MAX_PASSES];
 };
 
+/*
+ * The counters in use of a plan's places (plan_digits_log2: bits[0], the
+ * widest): each place's 1 << bits digits at its STRIDE; the i-th of them.
+ */
+__host__ __device__ __forceinline__ int
+plan_digits_log2(const digit_plan &plan)
+{
+	return plan.passes > 0 ? plan.bits[0] : 0;
+}
+
+__device__ __forceinline__ int
+plan_counter(int digits_log2, int i)
+{
+	return (i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1));
+}
+
 /* Keys a first read samples for the auto choice (a block's worth). */
 #define FIRST_READ_SAMPLE	256
 
@@ -148,7 +164,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 	__shared__ K s[FIRST_READ_SAMPLE];
 	__shared__ int used[RADIX_MAX_PASSES],
 				distinct;
-	const int	digits_log2 = plan.passes > 0 ? plan.bits[0] : 0,
+	const int	digits_log2 = plan_digits_log2(plan),
 				words = plan.passes << digits_log2;
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -165,7 +181,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		distinct = 0;
 	__syncthreads();
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
-		if (hist[(i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1))])
+		if (hist[plan_counter(digits_log2, i)])
 			atomicAdd(&used[i >> digits_log2], 1);
 	__syncthreads();
 
@@ -219,12 +235,8 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 				 uint32_t *__restrict__ hist, first_read_head *head)
 {
 	__shared__ uint32_t sh[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
-	/* the counters in use: a place's digits (1 << bits) of its STRIDE */
-	const int	digits_log2 = plan.passes > 0 ? plan.bits[0] : 0,
-				words = plan.passes << digits_log2;
-	auto		counter = [&](int i) {	/* the i-th counter in use */
-		return (i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1));
-	};
+	const int	digits_log2 = plan_digits_log2(plan),
+				words = plan.passes << digits_log2;	/* the counters in use */
 	const size_t stride = (size_t) gridDim.x * blockDim.x;
 	const size_t first = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
 	constexpr int PER_VEC = 16 / sizeof(K);
@@ -249,7 +261,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	if (head && threadIdx.x == 0)
 		zero_global = atomicAdd(&head->started, 1u) == 0;
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
-		sh[counter(i)] = 0;
+		sh[plan_counter(digits_log2, i)] = 0;
 	__syncthreads();
 	if (head && zero_global)
 	{
@@ -341,7 +353,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	__syncthreads();
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
 	{
-		const int	w = counter(i);
+		const int	w = plan_counter(digits_log2, i);
 
 		if (sh[w])
 			atomicAdd(&hist[w], sh[w]);
