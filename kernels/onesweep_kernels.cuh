@@ -175,14 +175,16 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 	const unsigned long long lo = ~head->range[0],
 				hi = head->range[1];
 
+	/* keys all equal: one digit in every place, no counts to read */
 	if (threadIdx.x < RADIX_MAX_PASSES)
-		used[threadIdx.x] = 0;
+		used[threadIdx.x] = lo == hi ? 1 : 0;
 	if (threadIdx.x == 0)
 		distinct = 0;
 	__syncthreads();
-	for (int i = threadIdx.x; i < words; i += blockDim.x)
-		if (hist[plan_counter(digits_log2, i)])
-			atomicAdd(&used[i >> digits_log2], 1);
+	if (lo != hi)
+		for (int i = threadIdx.x; i < words; i += blockDim.x)
+			if (hist[plan_counter(digits_log2, i)])
+				atomicAdd(&used[i >> digits_log2], 1);
 	__syncthreads();
 
 	int			most = 0;
@@ -213,6 +215,58 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 	}
 }
 
+/* A 16-byte vector of keys as loaded. */
+template <typename K>
+union vec_keys
+{
+	uint4		vec;
+	K			k[16 / sizeof(K)];
+};
+
+/*
+ * Count N vectors of keys a thread loaded into sh and its range.  With
+ * ONE_VALUE_WARPS a warp whose vectors all hold one value counts them with
+ * one add per place by its first lane.
+ */
+template <typename K, int N, bool ONE_VALUE_WARPS>
+__device__ __forceinline__ void
+histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_plan &plan,
+						K *lo, K *hi)
+{
+	constexpr int PER_VEC = 16 / sizeof(K);
+
+	if (ONE_VALUE_WARPS)
+	{
+		const unsigned lanes = __activemask();
+		const int	leader = __ffs(lanes) - 1;
+		const K		k0 = __shfl_sync(lanes, u[0].k[0], leader);
+		bool		same = true;
+
+#pragma unroll
+		for (int r = 0; r < N; r++)
+#pragma unroll
+			for (int j = 0; j < PER_VEC; j++)
+				same &= u[r].k[j] == k0;
+		if (__all_sync(lanes, same))
+		{
+			*lo = min(*lo, k0);
+			*hi = max(*hi, k0);
+			if ((int) (threadIdx.x & 31) == leader)
+				histogram_count(sh, k0, kmin, plan, (uint32_t) __popc(lanes) * N * PER_VEC);
+			return;
+		}
+	}
+#pragma unroll
+	for (int r = 0; r < N; r++)
+#pragma unroll
+		for (int j = 0; j < PER_VEC; j++)
+		{
+			*lo = min(*lo, u[r].k[j]);
+			*hi = max(*hi, u[r].k[j]);
+			histogram_count(sh, u[r].k[j], kmin, plan, 1u);
+		}
+}
+
 /*
  * Digit counts of every place of the plan into hist (passes * STRIDE).  A
  * plain read's hist is zeroed by the caller.  A first read (head not NULL)
@@ -224,9 +278,10 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
  *
  * A key adds the constant 1 to each place's counter, which the compiler
  * makes the warp-aggregated shared increment.  With ONE_VALUE_WARPS, a
- * warp whose UNROLL vectors of keys in flight all hold one value (keys of
- * one value, long runs) counts them with one add per place by its first
- * lane: one vote per round instead of an increment per key and place.
+ * warp whose UNROLL vectors of keys in flight (and, for a small input of
+ * 64-bit keys, its one vector) all hold one value (keys of one value, long
+ * runs) counts them with one add per place by its first lane: one vote
+ * per round instead of an increment per key and place.
  */
 template <typename K, int UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32,
 		  bool ONE_VALUE_WARPS = true>
@@ -244,11 +299,6 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	const uint4 *vecs = reinterpret_cast<const uint4 *>(keys);
 	K			lo = ~(K) 0,
 				hi = 0;
-	union vec_keys
-	{
-		uint4		vec;
-		K			k[PER_VEC];
-	};
 	size_t		v = first;
 
 	__shared__ bool zero_global;
@@ -265,9 +315,12 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	__syncthreads();
 	if (head && zero_global)
 	{
-		/* the first block: every place's counters, then the flag */
-		for (int i = threadIdx.x; i < plan.passes * RADIX_HIST_STRIDE; i += blockDim.x)
-			hist[i] = 0;
+		/*
+		 * the first block: the counters in use, then the flag (a place's
+		 * counters past its digits are never read for its digits' offsets)
+		 */
+		for (int i = threadIdx.x; i < words; i += blockDim.x)
+			hist[plan_counter(digits_log2, i)] = 0;
 		__threadfence();
 		__syncthreads();
 		if (threadIdx.x == 0)
@@ -277,55 +330,29 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	/* UNROLL vectors of keys in flight per thread, then their counts */
 	for (; v + (UNROLL - 1) * stride < nvec; v += UNROLL * stride)
 	{
-		vec_keys	u[UNROLL];
+		vec_keys<K>	u[UNROLL];
 
 #pragma unroll
 		for (int r = 0; r < UNROLL; r++)
 			u[r].vec = __ldg(vecs + v + r * stride);
-		if (ONE_VALUE_WARPS)
-		{
-			const unsigned lanes = __activemask();
-			const int	leader = __ffs(lanes) - 1;
-			const K		k0 = __shfl_sync(lanes, u[0].k[0], leader);
-			bool		same = true;
-
-#pragma unroll
-			for (int r = 0; r < UNROLL; r++)
-#pragma unroll
-				for (int j = 0; j < PER_VEC; j++)
-					same &= u[r].k[j] == k0;
-			if (__all_sync(lanes, same))
-			{
-				lo = min(lo, k0);
-				hi = max(hi, k0);
-				if ((int) (threadIdx.x & 31) == leader)
-					histogram_count(sh, k0, kmin, plan,
-									(uint32_t) __popc(lanes) * UNROLL * PER_VEC);
-				continue;
-			}
-		}
-#pragma unroll
-		for (int r = 0; r < UNROLL; r++)
-#pragma unroll
-			for (int j = 0; j < PER_VEC; j++)
-			{
-				lo = min(lo, u[r].k[j]);
-				hi = max(hi, u[r].k[j]);
-				histogram_count(sh, u[r].k[j], kmin, plan, 1u);
-			}
+		histogram_count_vectors<K, UNROLL, ONE_VALUE_WARPS>(sh, u, kmin, plan, &lo, &hi);
 	}
+	/*
+	 * The rest a vector at a time.  Where that is all of the input (at most
+	 * a vector a thread) and keys are 64-bit (eight places a key), with the
+	 * one-value vote per vector; elsewhere it costs more than it saves.
+	 */
+	const bool	vote = ONE_VALUE_WARPS && sizeof(K) == 8 && nvec <= stride;
+
 	for (; v < nvec; v += stride)
 	{
-		vec_keys	u;
+		vec_keys<K>	u;
 
 		u.vec = __ldg(vecs + v);
-#pragma unroll
-		for (int j = 0; j < PER_VEC; j++)
-		{
-			lo = min(lo, u.k[j]);
-			hi = max(hi, u.k[j]);
-			histogram_count(sh, u.k[j], kmin, plan, 1u);
-		}
+		if (vote)
+			histogram_count_vectors<K, 1, true>(sh, &u, kmin, plan, &lo, &hi);
+		else
+			histogram_count_vectors<K, 1, false>(sh, &u, kmin, plan, &lo, &hi);
 	}
 	for (size_t i = nvec * PER_VEC + first; i < n; i += stride)
 	{

@@ -11,11 +11,18 @@
  * and caller payloads too; columns put into sorted order on the device
  * (gpusort_job_permute_fixed).  Device memory must be back where it started.
  *
- * Usage: kernel_test [max_n]      (default 2^26; sizes up to 2^30)
+ * Usage: kernel_test [max_n [min_n [nwords]]]
+ *   sizes min_n..max_n (default 0..2^26; up to 2^30), keys of nwords words
+ *   (default: 1, 2 and 3)
+ * Beyond 2^26 the 32- and 64-bit keys of every distribution (three-word keys
+ * and the constant high word only up to 2^26); the rows of a large case are
+ * filled and checked on all CPU cores at once.
  * Prints "skipped: no GPU" and exits 0 where there is no GPU.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cpu_radix.h"
 #include "gpusort_kernels.h"
@@ -32,49 +39,160 @@ check_status(gpusort_status st, const char *what)
 		  gpusort_error_detail());
 }
 
+/*
+ * One case's rows, filled and checked in parts at once on the CPU's cores
+ * when they are many (the sizes up to 2^30 would take minutes a case on one).
+ */
+typedef struct case_rows
+{
+	size_t		n;
+	int			nwords;
+	int			high_constant;
+	test_distribution d;
+	test_fill_params params[3];	/* a word's draws, shared by its parts */
+	uint32_t   *words;			/* nwords * n, word-major */
+	uint32_t   *perm;			/* downloaded permutation */
+	uint32_t   *keys;			/* downloaded sorted first words */
+	int			stable;
+	uint64_t   *seen;			/* a bit per row, for the check */
+} case_rows;
+
+typedef struct case_part
+{
+	const case_rows *rows;
+	size_t		lo,
+				hi;
+	uint64_t	rng;			/* the part's own */
+	void		(*work) (struct case_part *);
+	const char *err;			/* the check's first defect in this part */
+	size_t		where;
+	int			keys_ok;
+} case_part;
+
+#define PARTS_MAX		32
+#define PARTS_MIN_ROWS	((size_t) 1 << 20)	/* fewer rows: one part */
+
+/*
+ * One case's words of distribution d.  One word: 32-bit keys.  Two words
+ * (64-bit keys on the GPU): both words of distribution d, or a constant high
+ * word over d (an int8 column of small values: the plan relative to the
+ * minimum).  Three words: few values in the leading words, so that ties
+ * reach the last one.  The outputs are poisoned.
+ */
+static void
+fill_part(case_part *p)
+{
+	const case_rows *r = p->rows;
+
+	for (int w = 0; w < r->nwords; w++)
+	{
+		uint32_t   *col = r->words + (size_t) w * r->n;
+
+		test_fill_range(col, r->n, p->lo, p->hi,
+						r->nwords == 3 && w == 2 ? DIST_UNIFORM : r->d, &r->params[w], &p->rng);
+		if (r->nwords == 3 && w < 2)
+			for (size_t i = p->lo; i < p->hi; i++)
+				col[i] &= 0x7;
+		if (r->nwords == 2 && w == 0 && r->high_constant)
+			for (size_t i = p->lo; i < p->hi; i++)
+				col[i] = 0x80000000u;
+	}
+	for (size_t i = p->lo; i < p->hi; i++)
+		r->perm[i] = r->keys[i] = POISON;
+}
+
+/* The permutation's part checked, and the downloaded keys against it. */
+static void
+check_part(case_part *p)
+{
+	const case_rows *r = p->rows;
+
+	p->err = test_check_sorted_range(r->words, r->nwords, r->n, r->perm, r->stable,
+									 p->lo, p->hi, r->seen, &p->where);
+	p->keys_ok = 1;
+	for (size_t i = p->lo; i < p->hi && p->keys_ok; i++)
+		p->keys_ok = r->perm[i] < r->n && r->keys[i] == r->words[r->perm[i]];
+}
+
+static void *
+part_thread(void *arg)
+{
+	case_part  *p = (case_part *) arg;
+
+	p->work(p);
+	return NULL;
+}
+
+/* Split the rows into parts and run `work` on each, at once; returns how many. */
+static int
+run_parts(const case_rows *r, case_part *parts, void (*work) (case_part *), uint64_t *rng)
+{
+	long		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int			nparts = r->n < PARTS_MIN_ROWS || cpus < 2 ? 1 : (int) (cpus < PARTS_MAX ? cpus : PARTS_MAX);
+	pthread_t	threads[PARTS_MAX];
+	int			started[PARTS_MAX];
+
+	for (int k = 0; k < nparts; k++)
+	{
+		parts[k].rows = r;
+		parts[k].lo = r->n * k / nparts;
+		parts[k].hi = r->n * (k + 1) / nparts;
+		parts[k].rng = test_rand64(rng) | 1;
+		parts[k].work = work;
+		parts[k].err = NULL;
+		parts[k].where = 0;
+	}
+	for (int k = 1; k < nparts; k++)
+		started[k] = pthread_create(&threads[k], NULL, part_thread, &parts[k]) == 0;
+	work(&parts[0]);
+	for (int k = 1; k < nparts; k++)
+	{
+		if (started[k])
+			pthread_join(threads[k], NULL);
+		else
+			work(&parts[k]);
+	}
+	return nparts;
+}
+
 /* One sort of n rows of nwords words; returns 0 if the GPU call failed. */
 static int
 run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_algorithm alg,
 		 uint64_t *rng)
 {
 	gpusort_timing timing;
-	int			stable;
-	uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
-	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
-	uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
+	case_rows	r = {.n = n,.nwords = nwords,.high_constant = high_constant,.d = d};
+	case_part	parts[PARTS_MAX];
+	int			nparts;
 	gpusort_job *job = NULL;
 	gpusort_status st;
-	const char *err;
+	const char *err = NULL;
 	size_t		where = 0;
 	int			ok = 1;
 	const uint32_t *cols[TEST_MAX_WORDS];
 
-	/*
-	 * One word: 32-bit keys.  Two words (64-bit keys on the GPU): both words
-	 * of distribution d, or a constant high word over d (an int8 column of
-	 * small values: the plan relative to the minimum).  Three words: few
-	 * values in the leading words, so that ties reach the last one.
-	 */
-	for (int w = 0; w < nwords; w++)
+	r.words = malloc((nwords * n + 1) * sizeof(uint32_t));
+	r.perm = malloc((n + 1) * sizeof(uint32_t));
+	r.keys = malloc((n + 1) * sizeof(uint32_t));
+	if (!r.words || !r.perm || !r.keys)
 	{
-		test_fill(words + (size_t) w * n, n, nwords == 3 && w == 2 ? DIST_UNIFORM : d, rng);
-		if (nwords == 3 && w < 2)
-			for (size_t i = 0; i < n; i++)
-				words[(size_t) w * n + i] &= 0x7;
-		if (nwords == 2 && w == 0 && high_constant)
-			for (size_t i = 0; i < n; i++)
-				words[i] = 0x80000000u;
+		CHECK(0, "%s n=%zu nwords=%d: out of host memory", test_distribution_names[d], n, nwords);
+		free(r.words);
+		free(r.perm);
+		free(r.keys);
+		return 0;
 	}
-	for (size_t i = 0; i < n; i++)
-		perm[i] = keys[i] = POISON;
+	for (int w = 0; w < nwords; w++)
+		test_fill_draw(&r.params[w], rng);
+	run_parts(&r, parts, fill_part, rng);
 
 	st = gpusort_job_create(n, nwords, &job);
 	if (st == GPUSORT_OK)
-		st = gpusort_job_upload(job, test_word_columns(words, nwords, n, cols));
+		st = gpusort_job_upload(job, test_word_columns(r.words, nwords, n, cols));
 	if (st == GPUSORT_OK)
 		st = gpusort_job_sort_with(job, alg);
 	if (st == GPUSORT_OK)
-		st = gpusort_job_download(job, perm, keys);
+		st = gpusort_job_download(job, r.perm, r.keys);
 	if (job)
 		gpusort_job_timing(job, &timing);
 	gpusort_job_destroy(job);
@@ -84,20 +202,29 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 	else
 	{
 		/* quicksort is not stable: any order of equal keys will do */
-		stable = n == 0 || timing.algorithm != GPUSORT_ALGO_QUICKSORT;
+		r.stable = n == 0 || timing.algorithm != GPUSORT_ALGO_QUICKSORT;
 		CHECK(alg == GPUSORT_ALGO_AUTO || n == 0 || timing.algorithm == alg || nwords > 2,
 			  "%s n=%zu: asked for %s, ran %s", test_distribution_names[d], n,
 			  gpusort_algorithm_name(alg), gpusort_algorithm_name(timing.algorithm));
-		err = test_check_sorted(words, nwords, n, perm, stable, &where);
+		r.seen = test_seen_bits(n);
+		nparts = run_parts(&r, parts, check_part, rng);
+		free(r.seen);
+		for (int k = 0; k < nparts; k++)
+		{
+			if (!err && parts[k].err)
+			{
+				err = parts[k].err;
+				where = parts[k].where;
+			}
+			ok = ok && parts[k].keys_ok;
+		}
 		CHECK(err == NULL, "%s %s n=%zu nwords=%d%s: %s at %zu",
 			  gpusort_algorithm_name(timing.algorithm), test_distribution_names[d], n, nwords,
 			  high_constant ? " (constant high word)" : "", err, where);
-		for (size_t i = 0; i < n && ok; i++)
-			ok = keys[i] == words[perm[i]];
 		CHECK(ok, "%s %s n=%zu nwords=%d: sorted keys do not match the permutation",
 			  gpusort_algorithm_name(timing.algorithm), test_distribution_names[d], n, nwords);
 
-		if (n <= (1u << 22) && stable)
+		if (n <= (1u << 22) && r.stable)
 		{
 			uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
 			uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
@@ -105,16 +232,16 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 
 			cpu_radix_sort_rows(cols, nwords, n, ref, NULL, scratch, NULL);
 			for (size_t i = 0; i < n && same; i++)
-				same = ref[i] == perm[i];
+				same = ref[i] == r.perm[i];
 			CHECK(same, "%s %s n=%zu nwords=%d: differs from the CPU reference",
 				  gpusort_algorithm_name(timing.algorithm), test_distribution_names[d], n, nwords);
 			free(ref);
 			free(scratch);
 		}
 	}
-	free(words);
-	free(perm);
-	free(keys);
+	free(r.words);
+	free(r.perm);
+	free(r.keys);
 	return ok;
 }
 
@@ -210,6 +337,8 @@ int
 main(int argc, char **argv)
 {
 	size_t		max_n = argc > 1 ? strtoull(argv[1], NULL, 10) : ((size_t) 1 << 26);
+	size_t		min_n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
+	int			only_words = argc > 3 ? atoi(argv[3]) : 0;	/* 0: 1 to 3 words */
 	size_t		sizes[] = {0, 1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 2047, 2048,
 		2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 6145, 8191, 8193, 12289,
 		65536, 100003, 1u << 20, 3000017, 6000011, 1u << 24, (1u << 26) + 5, 1u << 28,
@@ -233,25 +362,31 @@ main(int argc, char **argv)
 	check_status(gpusort_device_get_info(0, &info), "device info");
 	if (failures)
 		return 1;
-	printf("kernel_test: %s (cc %d.%d, %d SMs, %zu MB), seed %llu, sizes up to %zu\n",
+	printf("kernel_test: %s (cc %d.%d, %d SMs, %zu MB), seed %llu, sizes %zu to %zu\n",
 		   info.name, info.cc_major, info.cc_minor, info.multiprocessors,
-		   info.total_memory >> 20, (unsigned long long) seed, max_n);
+		   info.total_memory >> 20, (unsigned long long) seed, min_n, max_n);
 	check_status(gpusort_device_memory(&free0, &total), "memory info");
 
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 	{
 		size_t		n = sizes[s];
 		int			before = failures;
+		time_t		began = time(NULL);
 
-		if (n > max_n)
+		if (n > max_n || n < min_n)
 			continue;
 		for (int d = 0; d < DIST_COUNT; d++)
 			for (int nwords = 1; nwords <= 3; nwords++)
 				for (int hc = 0; hc <= (nwords == 2); hc++)
 					for (int a = GPUSORT_ALGO_AUTO; a <= GPUSORT_ALGO_BITONIC; a++)
 					{
-						/* beyond 2^26: 32-bit keys of every distribution, 64-bit uniform */
-						if (n > (1u << 26) && (nwords == 3 || (nwords == 2 && (d != DIST_UNIFORM || hc))))
+						if (only_words && nwords != only_words)
+							continue;
+						/*
+						 * beyond 2^26: 32- and 64-bit keys of every distribution;
+						 * the constant high word on uniform keys only; no 3 words
+						 */
+						if (n > (1u << 26) && (nwords == 3 || (hc && d != DIST_UNIFORM)))
 							continue;
 						/* quicksort and bitonic: keys up to 64 bits (wider: radix, checked once) */
 						if (a >= GPUSORT_ALGO_QUICKSORT && nwords == 3 && n > 4096)
@@ -264,7 +399,8 @@ main(int argc, char **argv)
 							continue;
 						run_case((test_distribution) d, n, nwords, hc, (gpusort_algorithm) a, &rng);
 					}
-		printf("n=%-11zu %s\n", n, failures == before ? "ok" : "FAILED");
+		printf("n=%-11zu %s (%.0f s)\n", n, failures == before ? "ok" : "FAILED",
+			   difftime(time(NULL), began));
 		fflush(stdout);
 	}
 	run_pairs_case(12345, &rng);

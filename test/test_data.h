@@ -63,16 +63,37 @@ test_rand32(uint64_t *state)
 	return (uint32_t) (test_rand64(state) >> 32);
 }
 
-/* Fill keys[0..n) with distribution d. */
-static inline void
-test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
+/* What a distribution draws once for all of its keys. */
+typedef struct test_fill_params
 {
-	const uint64_t p = 128;		/* blocks for bucket and staggered */
+	uint32_t	zero;			/* DIST_ZERO's one value */
+	uint32_t	base;			/* DIST_BANDED20's lowest key */
+	uint32_t	values[16];		/* DIST_FEW16 and DIST_FEW4 */
+} test_fill_params;
+
+static inline void
+test_fill_draw(test_fill_params *p, uint64_t *rng)
+{
+	p->zero = test_rand32(rng);
+	p->base = test_rand32(rng) & 0x7ff00000u;
+	for (int k = 0; k < 16; k++)
+		p->values[k] = test_rand32(rng);
+}
+
+/*
+ * Fill keys[lo..hi) of n keys with distribution d (p drawn once for all n
+ * keys; rng may be a part's own, so that parts can be filled at once).
+ */
+static inline void
+test_fill_range(uint32_t *keys, size_t n, size_t lo, size_t hi, test_distribution d,
+				const test_fill_params *p, uint64_t *rng)
+{
+	const uint64_t parts = 128;	/* blocks for bucket and staggered */
 
 	switch (d)
 	{
 		case DIST_UNIFORM:
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = lo; i < hi; i++)
 				keys[i] = test_rand32(rng);
 			break;
 		case DIST_SORTED:
@@ -81,40 +102,35 @@ test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
 				/* non-decreasing random keys spread over the whole range */
 				uint64_t	step = n ? (UINT64_C(1) << 32) / n : 0;
 
-				for (size_t i = 0; i < n; i++)
+				for (size_t i = lo; i < hi; i++)
 				{
-					uint64_t	v = i * step + (step > 1 ? test_rand64(rng) % step : 0);
-					size_t		at = d == DIST_SORTED ? i : n - 1 - i;
+					uint64_t	rank = d == DIST_SORTED ? i : n - 1 - i;
 
-					keys[at] = (uint32_t) v;
+					keys[i] = (uint32_t) (rank * step + (step > 1 ? test_rand64(rng) % step : 0));
 				}
 			}
 			break;
 		case DIST_ZERO:
-			{
-				uint32_t	v = test_rand32(rng);
-
-				for (size_t i = 0; i < n; i++)
-					keys[i] = v;
-			}
+			for (size_t i = lo; i < hi; i++)
+				keys[i] = p->zero;
 			break;
 		case DIST_BUCKET:
 			{
-				/* p blocks of p sections; section j holds [j, j+1) * 2^32/p */
-				size_t		block = n / p + 1;
-				size_t		section = block / p + 1;
-				uint64_t	width = (UINT64_C(1) << 32) / p;
+				/* `parts` blocks of `parts` sections; section j holds [j, j+1) * 2^32/parts */
+				size_t		block = n / parts + 1;
+				size_t		section = block / parts + 1;
+				uint64_t	width = (UINT64_C(1) << 32) / parts;
 
-				for (size_t i = 0; i < n; i++)
+				for (size_t i = lo; i < hi; i++)
 				{
-					uint64_t	j = ((i % block) / section) % p;
+					uint64_t	j = ((i % block) / section) % parts;
 
 					keys[i] = (uint32_t) (j * width + test_rand64(rng) % width);
 				}
 			}
 			break;
 		case DIST_GAUSSIAN:
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = lo; i < hi; i++)
 			{
 				uint64_t	s = 0;
 
@@ -125,21 +141,21 @@ test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
 			break;
 		case DIST_STAGGERED:
 			{
-				size_t		block = n / p + 1;
-				uint64_t	width = (UINT64_C(1) << 32) / p;
+				size_t		block = n / parts + 1;
+				uint64_t	width = (UINT64_C(1) << 32) / parts;
 
-				for (size_t i = 0; i < n; i++)
+				for (size_t i = lo; i < hi; i++)
 				{
 					uint64_t	b = i / block;
-					uint64_t	lo = b < p / 2 ? 2 * b + 1 : 2 * b - p;
+					uint64_t	first = b < parts / 2 ? 2 * b + 1 : 2 * b - parts;
 
-					keys[i] = (uint32_t) ((lo % p) * width + test_rand64(rng) % width);
+					keys[i] = (uint32_t) ((first % parts) * width + test_rand64(rng) % width);
 				}
 			}
 			break;
 		case DIST_ENTROPY_AND2:
 		case DIST_ENTROPY_AND4:
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = lo; i < hi; i++)
 			{
 				uint32_t	v = test_rand32(rng) & test_rand32(rng);
 
@@ -149,23 +165,16 @@ test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
 			}
 			break;
 		case DIST_BANDED20:
-			{
-				uint32_t	base = test_rand32(rng) & 0x7ff00000u;
-
-				for (size_t i = 0; i < n; i++)
-					keys[i] = base + (test_rand32(rng) & 0xfffffu);
-			}
+			for (size_t i = lo; i < hi; i++)
+				keys[i] = p->base + (test_rand32(rng) & 0xfffffu);
 			break;
 		case DIST_FEW16:
 		case DIST_FEW4:
 			{
-				uint32_t	values[16];
 				int			shift = d == DIST_FEW16 ? 28 : 30;
 
-				for (int k = 0; k < 16; k++)
-					values[k] = test_rand32(rng);
-				for (size_t i = 0; i < n; i++)
-					keys[i] = values[test_rand32(rng) >> shift];
+				for (size_t i = lo; i < hi; i++)
+					keys[i] = p->values[test_rand32(rng) >> shift];
 			}
 			break;
 		case DIST_COUNT:
@@ -173,28 +182,41 @@ test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
 	}
 }
 
+/* Fill keys[0..n) with distribution d. */
+static inline void
+test_fill(uint32_t *keys, size_t n, test_distribution d, uint64_t *rng)
+{
+	test_fill_params p;
+
+	test_fill_draw(&p, rng);
+	test_fill_range(keys, n, 0, n, d, &p, rng);
+}
+
 /*
  * Check that perm is a sorting permutation of the rows whose keys are
  * nwords words each (word-major): every entry in range and used once (every
  * output element written), rows in key order, and with `stable` ties in row
  * order.  A stable sort's permutation is unique, so that check is complete.
- * Returns NULL or a description of the first defect.
+ * test_check_sorted_range checks the entries lo..hi-1 (each against the one
+ * before it), marking rows in `seen` (a bit per row, zeroed by the caller
+ * and shared by the parts of one check: atomic); it returns NULL or a
+ * description of its first defect, with its place in *where.
  */
 static inline const char *
-test_check_sorted(const uint32_t *words, int nwords, size_t n,
-				  const uint32_t *perm, int stable, size_t *where)
+test_check_sorted_range(const uint32_t *words, int nwords, size_t n, const uint32_t *perm,
+						int stable, size_t lo, size_t hi, uint64_t *seen, size_t *where)
 {
-	unsigned char *seen = (unsigned char *) calloc(n ? n : 1, 1);
-	const char *err = NULL;
-
-	for (size_t i = 0; i < n && !err; i++)
+	for (size_t i = lo; i < hi; i++)
 	{
+		uint64_t	bit;
+
 		*where = i;
 		if (perm[i] >= n)
-			err = "row position out of range (unwritten output?)";
-		else if (seen[perm[i]]++)
-			err = "row position appears twice";
-		else if (i > 0)
+			return "row position out of range (unwritten output?)";
+		bit = UINT64_C(1) << (perm[i] & 63);
+		if (__atomic_fetch_or(&seen[perm[i] >> 6], bit, __ATOMIC_RELAXED) & bit)
+			return "row position appears twice";
+		if (i > 0 && perm[i - 1] < n)
 		{
 			int			c = 0;
 
@@ -206,11 +228,27 @@ test_check_sorted(const uint32_t *words, int nwords, size_t n,
 				c = (a > b) - (a < b);
 			}
 			if (c > 0)
-				err = "keys out of order";
-			else if (stable && c == 0 && perm[i - 1] > perm[i])
-				err = "equal keys out of row order (not stable)";
+				return "keys out of order";
+			if (stable && c == 0 && perm[i - 1] > perm[i])
+				return "equal keys out of row order (not stable)";
 		}
 	}
+	return NULL;
+}
+
+static inline uint64_t *
+test_seen_bits(size_t n)
+{
+	return (uint64_t *) calloc(n / 64 + 1, sizeof(uint64_t));
+}
+
+static inline const char *
+test_check_sorted(const uint32_t *words, int nwords, size_t n,
+				  const uint32_t *perm, int stable, size_t *where)
+{
+	uint64_t   *seen = test_seen_bits(n);
+	const char *err = test_check_sorted_range(words, nwords, n, perm, stable, 0, n, seen, where);
+
 	free(seen);
 	return err;
 }
