@@ -96,18 +96,18 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
  * read (digit counts of every byte, key range) and, only where every byte
  * takes at most quicksort's limit of values, the distinct values of a
  * sample of GPUSORT_AUTO_SAMPLE keys -- picks quicksort for at most that
- * many distinct keys; radix otherwise, going on from that first read.
- * The limit: GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 from
- * GPUSORT_AUTO_QUICKSORT_MIN_N_32/_64 rows (32-/64-bit keys); below that,
- * _MAX_DISTINCT_64_SMALL for 64-bit keys and none (radix) for 32-bit keys.
+ * many distinct keys (its multi-pivot round sorts them in one pass);
+ * radix otherwise, going on from that first read.  The limit:
+ * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 (32-/64-bit keys).  From
+ * GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64 64-bit keys the sample comes first,
+ * alone (their first read costs more than quicksort's range read by more
+ * than the sample's round trip).
  */
 #define GPUSORT_AUTO_BITONIC_MAX_N				16384
 #define GPUSORT_AUTO_SAMPLE						256
-#define GPUSORT_AUTO_QUICKSORT_MIN_N_32			10000000
-#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32	4
-#define GPUSORT_AUTO_QUICKSORT_MIN_N_64			5000000
+#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32	16
 #define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64	32
-#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64_SMALL	4
+#define GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64		32000000
 
 /* Wall times of the phases of one job, in milliseconds, and what ran. */
 typedef struct gpusort_timing

@@ -27,6 +27,12 @@
 #define QS_STACK		64
 #define QS_COPY_ENGINE_MIN (1 << 20)	/* one-value sequences copied by cudaMemcpyAsync */
 #define QS_LEAF			BITONIC_BLOCK_PAIRS
+#define QS_SAMPLE		256			/* keys sampled for the pivots of the multi-pivot round */
+#define QS_BUCKETS_MAX	(2 * QS_PIVOTS_MAX + 1)
+#define QS_MULTI_ITEMS	8			/* multi-pivot round: pairs a thread moves per step */
+#define QS_MULTI_STEP	(QS_THREADS * QS_MULTI_ITEMS)
+#define QS_MULTI_BLOCKS_PER_SM 4
+#define QS_MULTI_MIN_N	(4 * QS_LEAF)	/* smaller inputs: no multi-pivot round */
 
 /*
  * Phase one's order of a step's pairs on each side: item-major (item i of
@@ -247,6 +253,221 @@ qs_copy_kernel(const qs_task *tasks, const K *__restrict__ ks, const uint32_t *_
 	{
 		kd[i] = ks[i];
 		vd[i] = vs[i];
+	}
+}
+
+/*
+ * The multi-pivot round (first, where a sample of the keys holds few
+ * distinct keys): the sample's distinct keys p[0] < ... < p[k-1] are the
+ * pivots, and every pair goes to one of 2k + 1 buckets in one pass --
+ * bucket 2j holds the keys between p[j-1] and p[j] (open: sorted on by the
+ * rounds after), bucket 2j + 1 the keys equal to p[j] (finished).  Keys
+ * of few distinct values are sorted by it; skewed keys lose their common
+ * values at once.
+ */
+struct qs_multi
+{
+	uint32_t	count[QS_BUCKETS_MAX];	/* pairs of each bucket */
+	uint32_t	cursor[QS_BUCKETS_MAX];	/* places taken in each bucket so far */
+	int			pivots;					/* k; 0: the sample has more distinct keys */
+	int			distinct;				/* the sample's distinct keys */
+	int			pad[2];
+	unsigned long long pivot[QS_PIVOTS_MAX];
+};
+
+static_assert(sizeof(qs_multi) <= 1024, "quicksort_sample_distinct's scratch");
+
+/* One block of QS_SAMPLE threads: the sample's distinct keys, sorted, as pivots. */
+template <typename K>
+__global__ void __launch_bounds__(QS_SAMPLE)
+qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m, int *host_distinct)
+{
+	__shared__ K s[QS_SAMPLE];
+	__shared__ bool first[QS_SAMPLE];
+	__shared__ int distinct;
+	const int	t = threadIdx.x;
+	bool		f = true;
+	int			rank = 0;
+
+	s[t] = keys[(size_t) t * n / QS_SAMPLE];
+	if (t == 0)
+		distinct = 0;
+	__syncthreads();
+	for (int j = 0; j < t; j++)
+		f &= s[j] != s[t];
+	first[t] = f;
+	if (f)
+		atomicAdd(&distinct, 1);
+	__syncthreads();
+	if (f && distinct <= QS_PIVOTS_MAX)
+	{
+		for (int j = 0; j < QS_SAMPLE; j++)
+			rank += first[j] && s[j] < s[t];
+		m->pivot[rank] = (unsigned long long) s[t];
+	}
+	if (t < QS_BUCKETS_MAX)
+		m->count[t] = m->cursor[t] = 0;
+	if (t == 0)
+	{
+		m->pivots = distinct <= QS_PIVOTS_MAX ? distinct : 0;
+		m->distinct = distinct;
+		if (host_distinct != NULL)
+			*host_distinct = distinct;	/* mapped host memory: no copy to wait for */
+	}
+}
+
+/* The bucket of key x among k sorted pivots (in shared memory). */
+template <typename K>
+__device__ __forceinline__ uint32_t
+qs_bucket(K x, const K *pivot, int k)
+{
+	int			lo = 0,
+				hi = k;			/* the first pivot not below x is in [lo, hi] */
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) >> 1;
+
+		if (pivot[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 2 * lo + (lo < k && pivot[lo] == x);
+}
+
+/*
+ * Add the warp's keys of bucket b (this lane's; none where b is the
+ * sentinel) to cnt with one shared atomic per bucket; returns the lane's
+ * place among the bucket's keys counted so far.
+ */
+__device__ __forceinline__ uint32_t
+qs_warp_count(uint32_t b, uint32_t *cnt, int lane)
+{
+	const uint32_t peers = __match_any_sync(0xffffffffu, b);
+	const int	leader = __ffs(peers) - 1;
+	uint32_t	before = 0;
+
+	if (lane == leader && b < QS_BUCKETS_MAX)
+		before = atomicAdd(&cnt[b], (uint32_t) __popc(peers));
+	before = __shfl_sync(0xffffffffu, before, leader);
+	return before + __popc(peers & ((1u << lane) - 1));
+}
+
+/* The pairs of each bucket (grid-stride over all n keys). */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_multi_count_kernel(const K *__restrict__ keys, size_t n, qs_multi *m)
+{
+	__shared__ K pivot[QS_PIVOTS_MAX];
+	__shared__ uint32_t cnt[QS_BUCKETS_MAX];
+	const int	k = m->pivots,
+				t = threadIdx.x,
+				lane = t & 31;
+
+	if (k == 0)
+		return;
+	if (t < k)
+		pivot[t] = (K) m->pivot[t];
+	if (t < QS_BUCKETS_MAX)
+		cnt[t] = 0;
+	__syncthreads();
+	for (size_t step = (size_t) blockIdx.x * QS_MULTI_STEP; step < n;
+		 step += (size_t) gridDim.x * QS_MULTI_STEP)
+	{
+		K			key[QS_MULTI_ITEMS];
+
+#pragma unroll
+		for (int i = 0; i < QS_MULTI_ITEMS; i++)
+		{
+			const size_t idx = step + (size_t) i * QS_THREADS + t;
+
+			key[i] = idx < n ? keys[idx] : (K) 0;
+		}
+#pragma unroll
+		for (int i = 0; i < QS_MULTI_ITEMS; i++)
+		{
+			const size_t idx = step + (size_t) i * QS_THREADS + t;
+
+			(void) qs_warp_count(idx < n ? qs_bucket(key[i], pivot, k) : QS_BUCKETS_MAX, cnt, lane);
+		}
+	}
+	__syncthreads();
+	if (t < 2 * k + 1 && cnt[t])
+		atomicAdd(&m->count[t], cnt[t]);
+}
+
+/*
+ * Every pair into its bucket, from buffer 0 to buffer 1: a step of
+ * QS_THREADS * QS_MULTI_ITEMS pairs at a time, each step's pairs of a
+ * bucket written as one run whose room is taken with one atomic add.
+ */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_multi_scatter_kernel(const K *__restrict__ ks, const uint32_t *__restrict__ vs, size_t n,
+						qs_multi *m, K *__restrict__ kd, uint32_t *__restrict__ vd)
+{
+	__shared__ K pivot[QS_PIVOTS_MAX];
+	__shared__ uint32_t start[QS_BUCKETS_MAX],
+				cnt[QS_BUCKETS_MAX],
+				base[QS_BUCKETS_MAX];
+	const int	k = m->pivots,
+				t = threadIdx.x,
+				lane = t & 31;
+
+	if (k == 0)
+		return;
+	if (t < k)
+		pivot[t] = (K) m->pivot[t];
+	if (t < QS_BUCKETS_MAX)
+		cnt[t] = 0;
+	if (t == 0)
+	{
+		uint32_t	run = 0;
+
+		for (int b = 0; b < 2 * k + 1; b++)
+		{
+			start[b] = run;
+			run += m->count[b];
+		}
+	}
+	__syncthreads();
+	for (size_t step = (size_t) blockIdx.x * QS_MULTI_STEP; step < n;
+		 step += (size_t) gridDim.x * QS_MULTI_STEP)
+	{
+		K			key[QS_MULTI_ITEMS];
+		uint32_t	val[QS_MULTI_ITEMS],
+					bucket[QS_MULTI_ITEMS],
+					place[QS_MULTI_ITEMS];
+
+#pragma unroll
+		for (int i = 0; i < QS_MULTI_ITEMS; i++)
+		{
+			const size_t idx = step + (size_t) i * QS_THREADS + t;
+			const bool	in = idx < n;
+
+			key[i] = in ? ks[idx] : (K) 0;
+			val[i] = in ? vs[idx] : 0;
+			bucket[i] = in ? qs_bucket(key[i], pivot, k) : QS_BUCKETS_MAX;
+		}
+#pragma unroll
+		for (int i = 0; i < QS_MULTI_ITEMS; i++)
+			place[i] = qs_warp_count(bucket[i], cnt, lane);
+		__syncthreads();
+		if (t < 2 * k + 1)
+		{
+			base[t] = cnt[t] ? start[t] + atomicAdd(&m->cursor[t], cnt[t]) : 0;
+			cnt[t] = 0;
+		}
+		__syncthreads();
+#pragma unroll
+		for (int i = 0; i < QS_MULTI_ITEMS; i++)
+			if (bucket[i] < QS_BUCKETS_MAX)
+			{
+				kd[base[bucket[i]] + place[i]] = key[i];
+				vd[base[bucket[i]] + place[i]] = val[i];
+			}
+		__syncthreads();
 	}
 }
 
@@ -501,7 +722,7 @@ quicksort_temp_bytes(size_t n, int key_bytes)
 	size_t		maxseq = qs_max_sequences(n);
 
 	return maxseq * seq + qs_max_tasks(n) * sizeof(qs_task) + 2 * maxseq * sizeof(qs_leaf) +
-		16 + ONESWEEP_SUMMARY_OFFSET + ONESWEEP_SUMMARY_BYTES;
+		16 + ONESWEEP_SUMMARY_OFFSET + ONESWEEP_SUMMARY_BYTES + 16 + sizeof(qs_multi);
 }
 
 struct qs_work
@@ -512,6 +733,79 @@ struct qs_work
 	uint64_t	min,
 				max;
 };
+
+/* The host's copy of the multi-pivot round's results (pinned where it can be). */
+static qs_multi *
+qs_host_multi(void)
+{
+	static qs_multi *pinned = NULL;
+	static qs_multi pageable;
+	static bool tried = false;
+
+	if (!tried)
+	{
+		tried = true;
+		if (cudaMallocHost((void **) &pinned, sizeof(qs_multi)) != cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			pinned = NULL;
+		}
+	}
+	return pinned != NULL ? pinned : &pageable;
+}
+
+/*
+ * The multi-pivot round: the sample's pivots (qs_sample_pivots_kernel),
+ * and where it has at most QS_PIVOTS_MAX distinct keys every pair from
+ * buffer 0 into its bucket in buffer 1 (the kernels see the pivot count on
+ * the device: no round trip before them); the buckets become the work of
+ * the rounds after (those of one pivot finished).  Moves nothing, and
+ * leaves *work empty, where the sample has more distinct keys.
+ */
+template <typename K>
+static gpusort_status
+qs_multi_round(K *keys[2], uint32_t *vals[2], size_t n, const unsigned long long range[2],
+			   qs_multi *d_m, qs_multi *h, int sms, cudaStream_t stream,
+			   std::vector<qs_work> *work, quicksort_stats *stats)
+{
+	const unsigned grid = (unsigned) std::min<size_t>((n + QS_MULTI_STEP - 1) / QS_MULTI_STEP,
+													  (size_t) sms * QS_MULTI_BLOCKS_PER_SM);
+	uint32_t	at = 0;
+	int			k;
+
+	qs_sample_pivots_kernel<K><<<1, QS_SAMPLE, 0, stream>>>(keys[0], n, d_m, NULL);
+	CUDA_TRY_LAUNCH("qs_sample_pivots_kernel");
+	qs_multi_count_kernel<K><<<grid, QS_THREADS, 0, stream>>>(keys[0], n, d_m);
+	CUDA_TRY_LAUNCH("qs_multi_count_kernel");
+	qs_multi_scatter_kernel<K><<<grid, QS_THREADS, 0, stream>>>(keys[0], vals[0], n, d_m,
+																keys[1], vals[1]);
+	CUDA_TRY_LAUNCH("qs_multi_scatter_kernel");
+	CUDA_TRY(cudaMemcpyAsync(h, d_m, sizeof(qs_multi), cudaMemcpyDeviceToHost, stream));
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	if ((k = h->pivots) == 0)
+		return GPUSORT_OK;		/* the sample had more distinct keys: nothing moved */
+	stats->phase_one_rounds++;
+	for (int b = 0; b < 2 * k + 1; b++)
+	{
+		const uint32_t c = h->count[b];
+		const int	j = b >> 1;
+
+		if (c == 0)
+			continue;
+		if (h->cursor[b] != c)	/* every counted pair placed, or the kernels went wrong */
+			return gpusort_from_cuda(cudaErrorUnknown, "qs_multi_round: pairs placed != counted");
+		if (b & 1)
+			work->push_back({at, at + c, 1, h->pivot[j], h->pivot[j]});
+		else
+			/* keys strictly between the pivots around the bucket */
+			work->push_back({at, at + c, 1,
+							 j == 0 ? range[0] : (unsigned long long) (K) (h->pivot[j - 1] + 1),
+							 j == k ? range[1] : (unsigned long long) (K) (h->pivot[j] - 1)});
+		at += c;
+	}
+	return at == n ? GPUSORT_OK
+		: gpusort_from_cuda(cudaErrorUnknown, "qs_multi_round: buckets do not add up to n");
+}
 
 template <typename K>
 gpusort_status
@@ -526,6 +820,10 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	qs_leaf    *d_leaves = (qs_leaf *) (d_tasks + qs_max_tasks(n));
 	/* the range read's head, laid out as the radix sort's, 16-byte aligned */
 	void	   *d_head = (void *) (((uintptr_t) (d_leaves + 2 * maxseq) + 15) & ~(uintptr_t) 15);
+	/* then the multi-pivot round's pivots and counts */
+	qs_multi   *d_multi = (qs_multi *) (((uintptr_t) d_head + ONESWEEP_SUMMARY_OFFSET +
+										 ONESWEEP_SUMMARY_BYTES + 15) & ~(uintptr_t) 15);
+	qs_multi   *h_multi = qs_host_multi();
 	static std::vector<qs_seq<K> > seqs;
 	static std::vector<qs_task> tasks;
 	std::vector<qs_leaf> leaves;
@@ -533,7 +831,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 				next;
 	unsigned long long range[2];
 	int			dev,
-				sms;
+				sms,
+				sample_distinct = 0;	/* the range read's sample; 0: not known */
 	unsigned	grid = (unsigned) std::min<size_t>((n + 255) / 256 + 1, 4096);
 
 	stats->phase_one_rounds = 0;
@@ -562,11 +861,14 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		gpusort_status hst;
 
 		none.passes = 0;
-		if ((hst = onesweep_first_read<K>(keys[0], n, none, d_head, 0, stream)) != GPUSORT_OK ||
+		/* with the distinct keys of the sample the multi-pivot round would take */
+		if ((hst = onesweep_first_read<K>(keys[0], n, none, d_head, QS_PIVOTS_MAX,
+										  stream)) != GPUSORT_OK ||
 			(hst = onesweep_first_read_wait(stream, &look)) != GPUSORT_OK)
 			return hst;
 		range[0] = look->range[0];
 		range[1] = look->range[1];
+		sample_distinct = look->distinct;
 	}
 	if (range[0] == range[1])
 	{
@@ -574,7 +876,16 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		*out = 0;
 		return GPUSORT_OK;
 	}
-	work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
+	if (n >= QS_MULTI_MIN_N && sample_distinct <= QS_PIVOTS_MAX)
+	{
+		gpusort_status mst = qs_multi_round<K>(keys, vals, n, range, d_multi, h_multi, sms, stream,
+											   &work, stats);
+
+		if (mst != GPUSORT_OK)
+			return mst;
+	}
+	if (work.empty())
+		work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
 
 	const size_t minlength = std::max<size_t>(n / maxseq, QS_LEAF);
 	const size_t max_blocks = (size_t) sms * qs_tasks_per_sm();
@@ -736,6 +1047,33 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	return flush_leaves();
 }
 
+template <typename K>
+gpusort_status
+quicksort_sample_distinct(const K *keys, size_t n, void *temp, cudaStream_t stream, int *distinct)
+{
+	/* the first read's host summary, idle until a read: its distinct field, mapped where it can be */
+	first_read_summary *dev,
+			   *host = onesweep_host_summary(&dev);
+	qs_multi   *d_m = (qs_multi *) temp;
+
+	*distinct = 0;
+	if (n < QS_SAMPLE)
+		return GPUSORT_ERR_INVALID_ARGUMENT;
+	qs_sample_pivots_kernel<K><<<1, QS_SAMPLE, 0, stream>>>(keys, n, d_m,
+															 dev != NULL ? &dev->distinct : NULL);
+	CUDA_TRY_LAUNCH("qs_sample_pivots_kernel");
+	if (dev == NULL)
+		CUDA_TRY(cudaMemcpyAsync(&host->distinct, &d_m->distinct, sizeof(int),
+								 cudaMemcpyDeviceToHost, stream));
+	CUDA_TRY(cudaStreamSynchronize(stream));
+	*distinct = *(volatile int *) &host->distinct;
+	return GPUSORT_OK;
+}
+
+template gpusort_status quicksort_sample_distinct<uint32_t>(const uint32_t *, size_t, void *,
+															cudaStream_t, int *);
+template gpusort_status quicksort_sample_distinct<uint64_t>(const uint64_t *, size_t, void *,
+															cudaStream_t, int *);
 template gpusort_status quicksort_sort_pairs<uint32_t>(uint32_t *[2], uint32_t *[2], size_t, bool,
 													   void *, size_t, cudaStream_t, quicksort_stats *,
 													   int *, const unsigned long long *);

@@ -2,6 +2,13 @@
  * quicksort.cuh -- GPU-Quicksort (Cederman and Tsigas) of (key, 32-bit
  * payload) pairs, 32- and 64-bit keys.  Not stable.
  *
+ * First, where an even sample of 256 keys holds at most QS_PIVOTS_MAX
+ * distinct keys, one multi-pivot round: those keys are the pivots, and one
+ * count pass and one scatter pass (many blocks, each step's room in a
+ * bucket taken with one atomic add) put every pair into one of the 2k + 1
+ * buckets below, equal to and between the k pivots -- the equal ones are
+ * finished, so keys of few distinct values are sorted in one pass, and
+ * skewed keys lose their common values at once; the rest go on below.
  * Phase one: many blocks share each sequence longer than n / QS_MAXSEQ,
  * round after round until none is left (skewed keys take more rounds, not
  * longer leaves for a single block).  The pivot is the midpoint of the
@@ -27,6 +34,9 @@
 
 #include "gpusort_kernels.h"
 
+/* Most pivots of the multi-pivot round (distinct keys of its sample). */
+#define QS_PIVOTS_MAX	32
+
 struct quicksort_stats
 {
 	int			phase_one_rounds;	/* partition rounds with many blocks per sequence */
@@ -43,12 +53,21 @@ size_t		quicksort_temp_bytes(size_t n, int key_bytes);
  * scratch afterwards.  known_range, when not NULL, is the
  * keys' [minimum, maximum] already read (the auto choice's look), which saves
  * the first read of the keys.  Synchronises with the stream once per
- * phase-one round.
+ * phase-one round (the multi-pivot round counted as one).
  */
 template <typename K>
 gpusort_status quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n,
 									bool vals_are_positions, void *temp, size_t temp_bytes,
 									cudaStream_t stream, quicksort_stats *stats, int *out,
 									const unsigned long long *known_range = NULL);
+
+/*
+ * The distinct keys of an even sample of 256 of n >= 256 keys (the
+ * multi-pivot round's), for a choice made before any read of the keys:
+ * one small kernel and a round trip.  temp: at least 1 KB of scratch.
+ */
+template <typename K>
+gpusort_status quicksort_sample_distinct(const K *keys, size_t n, void *temp,
+										 cudaStream_t stream, int *distinct);
 
 #endif

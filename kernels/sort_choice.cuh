@@ -20,6 +20,7 @@
 
 #include "cuda_check.cuh"
 #include "onesweep.cuh"
+#include "quicksort.cuh"
 
 static_assert(GPUSORT_AUTO_SAMPLE == FIRST_READ_SAMPLE, "the sample the first read takes");
 
@@ -31,16 +32,17 @@ struct sort_look
 };
 
 /*
- * The most distinct keys auto sends to quicksort at n keys (0: none, radix
- * unless all keys are equal).
+ * The most distinct keys (of the sample) auto sends to quicksort: no more
+ * than its multi-pivot round takes as pivots, so that the round sorts them.
  */
+static_assert(GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32 <= QS_PIVOTS_MAX &&
+			  GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64 <= QS_PIVOTS_MAX,
+			  "auto's quicksort limit within the multi-pivot round's pivots");
+
 static inline int
-auto_quicksort_limit(size_t n, bool wide)
+auto_quicksort_limit(bool wide)
 {
-	if (wide)
-		return n >= GPUSORT_AUTO_QUICKSORT_MIN_N_64 ? GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64
-			: GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64_SMALL;
-	return n >= GPUSORT_AUTO_QUICKSORT_MIN_N_32 ? GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32 : 0;
+	return wide ? GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64 : GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32;
 }
 
 /*
@@ -87,8 +89,29 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		return GPUSORT_OK;
 	}
 
+	const int	limit = auto_quicksort_limit(wide);
+
+	/*
+	 * Many 64-bit keys: the sample first (one small kernel and a round
+	 * trip), since their radix first read costs more than quicksort's range
+	 * read by more than that -- few distinct keys go to quicksort without it.
+	 */
+	if (wide && n >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64)
+	{
+		int			distinct;
+
+		if ((st = quicksort_sample_distinct<K>(keys, n, temp, 0, &distinct)) != GPUSORT_OK)
+			return st;
+		if (distinct <= limit)
+		{
+			*chosen = GPUSORT_ALGO_QUICKSORT;
+			snprintf(why, len, "few distinct keys (%d in a sample of %d, looked at first)",
+					 distinct, FIRST_READ_SAMPLE);
+			return GPUSORT_OK;
+		}
+	}
+
 	/* the look: the radix sort's own first read, with a sample where asked */
-	const int	limit = auto_quicksort_limit(n, wide);
 	const first_read_summary *s;
 	int			most = 0;		/* most distinct digits of one 8-bit place */
 
@@ -102,9 +125,6 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		most = s->used[p] > most ? s->used[p] : most;
 	if (s->range[0] == s->range[1])
 		snprintf(why, len, "all keys equal (the first read shows it)");
-	else if (limit == 0)
-		snprintf(why, len, "%zu rows: below the quicksort threshold for %d-bit keys", n,
-				 32 * key_words);
 	else if (most > limit)
 		/* at least that many distinct keys: no sample needed */
 		snprintf(why, len, "%d distinct digits in one byte of the keys", most);
