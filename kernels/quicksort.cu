@@ -354,6 +354,24 @@ qs_warp_count(uint32_t b, uint32_t *cnt, int lane)
 	return before + __popc(peers & ((1u << lane) - 1));
 }
 
+/*
+ * The start of a multi-pivot kernel: the pivots into shared memory and the
+ * block's bucket counts zeroed (a barrier to follow); returns k, 0 where
+ * the sample had too many distinct keys (no round).
+ */
+template <typename K>
+__device__ __forceinline__ int
+qs_multi_begin(const qs_multi *m, K *pivot, uint32_t *cnt)
+{
+	const int	k = m->pivots;
+
+	if ((int) threadIdx.x < k)
+		pivot[threadIdx.x] = (K) m->pivot[threadIdx.x];
+	if (threadIdx.x < QS_BUCKETS_MAX)
+		cnt[threadIdx.x] = 0;
+	return k;
+}
+
 /* The pairs of each bucket (grid-stride over all n keys). */
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
@@ -361,16 +379,12 @@ qs_multi_count_kernel(const K *__restrict__ keys, size_t n, qs_multi *m)
 {
 	__shared__ K pivot[QS_PIVOTS_MAX];
 	__shared__ uint32_t cnt[QS_BUCKETS_MAX];
-	const int	k = m->pivots,
+	const int	k = qs_multi_begin(m, pivot, cnt),
 				t = threadIdx.x,
 				lane = t & 31;
 
 	if (k == 0)
 		return;
-	if (t < k)
-		pivot[t] = (K) m->pivot[t];
-	if (t < QS_BUCKETS_MAX)
-		cnt[t] = 0;
 	__syncthreads();
 	for (size_t step = (size_t) blockIdx.x * QS_MULTI_STEP; step < n;
 		 step += (size_t) gridDim.x * QS_MULTI_STEP)
@@ -411,16 +425,12 @@ qs_multi_scatter_kernel(const K *__restrict__ ks, const uint32_t *__restrict__ v
 	__shared__ uint32_t start[QS_BUCKETS_MAX],
 				cnt[QS_BUCKETS_MAX],
 				base[QS_BUCKETS_MAX];
-	const int	k = m->pivots,
+	const int	k = qs_multi_begin(m, pivot, cnt),
 				t = threadIdx.x,
 				lane = t & 31;
 
 	if (k == 0)
 		return;
-	if (t < k)
-		pivot[t] = (K) m->pivot[t];
-	if (t < QS_BUCKETS_MAX)
-		cnt[t] = 0;
 	if (t == 0)
 	{
 		uint32_t	run = 0;
