@@ -146,6 +146,26 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t co
 }
 
 /*
+ * Thread t of a block of FIRST_READ_SAMPLE: sample key t of an even sample
+ * of n keys into s[t] (shared, FIRST_READ_SAMPLE keys); true unless an
+ * earlier sample key equals it, so that the threads returning true count
+ * the sample's distinct keys (SAMPLE^2 / 2 compares).  Has a barrier.
+ */
+template <typename K>
+__device__ __forceinline__ bool
+sample_key_is_first(const K *__restrict__ keys, size_t n, K *s)
+{
+	const int	t = threadIdx.x;
+	bool		first = true;
+
+	s[t] = keys[(size_t) t * n / FIRST_READ_SAMPLE];
+	__syncthreads();
+	for (int j = 0; j < t; j++)
+		first &= s[j] != s[t];
+	return first;
+}
+
+/*
  * The summary of a first read (one block of FIRST_READ_SAMPLE threads, after
  * the histogram kernel; on devices that have programmatic dependent launch
  * it is launched while that kernel runs and waits for its end, which hides
@@ -193,15 +213,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		most = max(most, used[p]);
 	if (sample_limit > 0 && most <= sample_limit && lo != hi)
 	{
-		/* a sample key counts unless an earlier one equals it (SAMPLE^2 / 2 compares) */
-		const int	t = threadIdx.x;
-		bool		first = true;
-
-		s[t] = keys[(size_t) t * n / FIRST_READ_SAMPLE];
-		__syncthreads();
-		for (int j = 0; j < t; j++)
-			first &= s[j] != s[t];
-		if (first)
+		if (sample_key_is_first(keys, n, s))
 			atomicAdd(&distinct, 1);
 		__syncthreads();
 	}

@@ -27,7 +27,6 @@
 #define QS_STACK		64
 #define QS_COPY_ENGINE_MIN (1 << 20)	/* one-value sequences copied by cudaMemcpyAsync */
 #define QS_LEAF			BITONIC_BLOCK_PAIRS
-#define QS_SAMPLE		256			/* keys sampled for the pivots of the multi-pivot round */
 #define QS_BUCKETS_MAX	(2 * QS_PIVOTS_MAX + 1)
 #define QS_MULTI_ITEMS	8			/* multi-pivot round: pairs a thread moves per step */
 #define QS_MULTI_STEP	(QS_THREADS * QS_MULTI_ITEMS)
@@ -277,31 +276,33 @@ struct qs_multi
 
 static_assert(sizeof(qs_multi) <= 1024, "quicksort_sample_distinct's scratch");
 
-/* One block of QS_SAMPLE threads: the sample's distinct keys, sorted, as pivots. */
+/*
+ * One block of FIRST_READ_SAMPLE threads: the distinct keys of the first
+ * read's sample (the one whose count the range read's summary reports),
+ * sorted, as pivots.
+ */
 template <typename K>
-__global__ void __launch_bounds__(QS_SAMPLE)
+__global__ void __launch_bounds__(FIRST_READ_SAMPLE)
 qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m, int *host_distinct)
 {
-	__shared__ K s[QS_SAMPLE];
-	__shared__ bool first[QS_SAMPLE];
+	__shared__ K s[FIRST_READ_SAMPLE];
+	__shared__ bool first[FIRST_READ_SAMPLE];
 	__shared__ int distinct;
 	const int	t = threadIdx.x;
-	bool		f = true;
 	int			rank = 0;
 
-	s[t] = keys[(size_t) t * n / QS_SAMPLE];
 	if (t == 0)
 		distinct = 0;
-	__syncthreads();
-	for (int j = 0; j < t; j++)
-		f &= s[j] != s[t];
+
+	const bool	f = sample_key_is_first(keys, n, s);
+
 	first[t] = f;
 	if (f)
 		atomicAdd(&distinct, 1);
 	__syncthreads();
 	if (f && distinct <= QS_PIVOTS_MAX)
 	{
-		for (int j = 0; j < QS_SAMPLE; j++)
+		for (int j = 0; j < FIRST_READ_SAMPLE; j++)
 			rank += first[j] && s[j] < s[t];
 		m->pivot[rank] = (unsigned long long) s[t];
 	}
@@ -783,7 +784,7 @@ qs_multi_round(K *keys[2], uint32_t *vals[2], size_t n, const unsigned long long
 	uint32_t	at = 0;
 	int			k;
 
-	qs_sample_pivots_kernel<K><<<1, QS_SAMPLE, 0, stream>>>(keys[0], n, d_m, NULL);
+	qs_sample_pivots_kernel<K><<<1, FIRST_READ_SAMPLE, 0, stream>>>(keys[0], n, d_m, NULL);
 	CUDA_TRY_LAUNCH("qs_sample_pivots_kernel");
 	qs_multi_count_kernel<K><<<grid, QS_THREADS, 0, stream>>>(keys[0], n, d_m);
 	CUDA_TRY_LAUNCH("qs_multi_count_kernel");
@@ -1067,9 +1068,9 @@ quicksort_sample_distinct(const K *keys, size_t n, void *temp, cudaStream_t stre
 	qs_multi   *d_m = (qs_multi *) temp;
 
 	*distinct = 0;
-	if (n < QS_SAMPLE)
+	if (n < FIRST_READ_SAMPLE)
 		return GPUSORT_ERR_INVALID_ARGUMENT;
-	qs_sample_pivots_kernel<K><<<1, QS_SAMPLE, 0, stream>>>(keys, n, d_m,
+	qs_sample_pivots_kernel<K><<<1, FIRST_READ_SAMPLE, 0, stream>>>(keys, n, d_m,
 															 dev != NULL ? &dev->distinct : NULL);
 	CUDA_TRY_LAUNCH("qs_sample_pivots_kernel");
 	if (dev == NULL)
