@@ -49,7 +49,8 @@ INSERT INTO queries VALUES
   (1, 'SELECT i FROM t ORDER BY i'),
   (2, 'SELECT * FROM t ORDER BY f'),
   (3, 'SELECT * FROM t ORDER BY s, i'),
-  (4, 'SELECT * FROM t ORDER BY i LIMIT 100');
+  (4, 'SELECT * FROM t ORDER BY i LIMIT 100'),
+  (5, 'SELECT * FROM t WHERE s < 100 ORDER BY f');
 
 -- the first GpuSort query of a session opens the GPU; later ones do not
 SET gpusort.enabled = on;
@@ -73,24 +74,22 @@ RESET max_parallel_workers_per_gather;
 -- GpuSort without moving the rows into sorted order on the GPU
 SET gpusort.gpu_reorder_min_rows = 2147483647;
 INSERT INTO results SELECT q, 'GpuSort (rows not reordered)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
-SET max_parallel_workers_per_gather = 0;
-INSERT INTO results SELECT q, 'GpuSort (rows not reordered, no parallel workers)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
-RESET max_parallel_workers_per_gather;
 RESET gpusort.gpu_reorder_min_rows;
 
--- GpuSort over Gather whose workers store their rows in shared memory
--- (GpuSortFill) instead of sending each through the Gather
-SET gpusort.parallel_fill = on;
-INSERT INTO results SELECT q, 'GpuSort (workers store rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
-SET parallel_leader_participation = off;
-INSERT INTO results SELECT q, 'GpuSort (workers store rows, Gather leader does not scan)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
-RESET parallel_leader_participation;
-RESET gpusort.parallel_fill;
+-- the Gather's leader scans too (PostgreSQL's way; by default it only
+-- takes in the workers' rows)
+SET gpusort.gather_leader_scans = on;
+INSERT INTO results SELECT q, 'GpuSort (Gather leader scans too)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 5 AND n <> 4 ORDER BY n;
+RESET gpusort.gather_leader_scans;
 
--- GpuSort over Gather whose leader only collects the workers' rows (it does not scan too)
-SET parallel_leader_participation = off;
-INSERT INTO results SELECT q, 'GpuSort (Gather leader does not scan)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
-RESET parallel_leader_participation;
+-- the workers store their rows in shared memory (GpuSortFill): by default
+-- (auto) only rows of by-value columns, stored as columns; here never, and
+-- always (whole rows as tuples too)
+SET gpusort.parallel_fill = off;
+INSERT INTO results SELECT q, 'GpuSort (workers store no rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n = 1 ORDER BY n;
+SET gpusort.parallel_fill = on;
+INSERT INTO results SELECT q, 'GpuSort (workers store all rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 2 AND 3 ORDER BY n;
+RESET gpusort.parallel_fill;
 \endif
 
 \echo '== the LIMIT query, native and GpuSort runs interleaved (7 pairs; ms)'

@@ -24,6 +24,14 @@ typedef enum GpuSortAlgorithm
 	GPUSORT_ALGORITHM_CPU
 } GpuSortAlgorithm;
 
+/* gpusort.parallel_fill */
+typedef enum GpuSortParallelFill
+{
+	GPUSORT_PARALLEL_FILL_OFF,
+	GPUSORT_PARALLEL_FILL_ON,
+	GPUSORT_PARALLEL_FILL_AUTO	/* where the rows are stored as columns */
+} GpuSortParallelFill;
+
 /* GUC variables (guc.c) */
 extern int	gpusort_device;
 extern int	gpusort_algorithm_choice;
@@ -32,7 +40,8 @@ extern bool gpusort_enabled;
 extern int	gpusort_min_rows;
 extern int	gpusort_max_memory;	/* MB */
 extern int	gpusort_gpu_reorder_min_rows;
-extern bool gpusort_parallel_fill;
+extern int	gpusort_parallel_fill;
+extern bool gpusort_gather_leader_scans;
 
 /* A plan node id no node of the plan being rewritten has (gpusort_planner.c). */
 extern int	gpusort_new_plan_node_id(void);

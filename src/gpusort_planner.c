@@ -226,7 +226,8 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	gather->plan.allParam = bms_copy(gm->plan.allParam);
 	gather->num_workers = gm->num_workers;
 	gather->rescan_param = gm->rescan_param;
-	gather->single_copy = false;
+	/* single copy: the workers run the plan, the leader only collects their rows */
+	gather->single_copy = !gpusort_gather_leader_scans;
 	gather->invisible = false;
 	gather->initParam = bms_copy(gm->initParam);
 

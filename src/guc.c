@@ -16,12 +16,26 @@ bool		gpusort_enabled = true;
 int			gpusort_min_rows = 1000;
 int			gpusort_max_memory = 8192;
 int			gpusort_gpu_reorder_min_rows = 262144;
-bool		gpusort_parallel_fill = false;
+int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_AUTO;
+bool		gpusort_gather_leader_scans = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
 	{"gpu", GPUSORT_DEVICE_GPU, false},
 	{"cpu", GPUSORT_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry parallel_fill_options[] = {
+	{"auto", GPUSORT_PARALLEL_FILL_AUTO, false},
+	{"on", GPUSORT_PARALLEL_FILL_ON, false},
+	{"off", GPUSORT_PARALLEL_FILL_OFF, false},
+	{"true", GPUSORT_PARALLEL_FILL_ON, true},
+	{"false", GPUSORT_PARALLEL_FILL_OFF, true},
+	{"yes", GPUSORT_PARALLEL_FILL_ON, true},
+	{"no", GPUSORT_PARALLEL_FILL_OFF, true},
+	{"1", GPUSORT_PARALLEL_FILL_ON, true},
+	{"0", GPUSORT_PARALLEL_FILL_OFF, true},
 	{NULL, 0, false}
 };
 
@@ -115,13 +129,29 @@ gpusort_define_gucs(void)
 							0,
 							NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpusort.parallel_fill",
-							 "Lets parallel workers encode and store GpuSort's rows.",
+	DefineCustomEnumVariable("gpusort.parallel_fill",
+							 "Lets parallel workers encode and store GpuSort's rows: auto, on or off.",
 							 "In GpuSort -> Gather -> parallel plan, each worker puts the sort keys "
 							 "and rows it reads into shared memory (GpuSortFill) instead of sending "
-							 "every row through the Gather.  Off by default: on the H100 host it "
-							 "was not faster (bench/results).  Takes effect when a query is planned.",
+							 "every row through the Gather.  auto does so where every column of the "
+							 "rows is passed by value (they are stored as columns); whole rows "
+							 "cost more in fresh shared memory than they save (bench/results).  "
+							 "Takes effect when a query is planned.",
 							 &gpusort_parallel_fill,
+							 GPUSORT_PARALLEL_FILL_AUTO,
+							 parallel_fill_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.gather_leader_scans",
+							 "Lets the leader of the Gather under a GpuSort run the parallel plan too.",
+							 "Off: in GpuSort -> Gather -> parallel plan only the workers scan, and "
+							 "the leader, which sorts, spends its time taking in their rows.  On: "
+							 "the leader also scans (PostgreSQL's parallel_leader_participation), "
+							 "which helps where the workers' plan returns few of the rows it reads.  "
+							 "Takes effect when a query is planned.",
+							 &gpusort_gather_leader_scans,
 							 false,
 							 PGC_USERSET,
 							 0,

@@ -28,10 +28,12 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "port/atomics.h"
+#include "storage/dsm.h"
 #include "storage/dsm_impl.h"
 #include "storage/lwlock.h"
 #include "storage/spin.h"
 #include "utils/dsa.h"
+#include "utils/lsyscache.h"
 
 #include "column_store.h"
 #include "gpusort.h"
@@ -188,6 +190,21 @@ fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, int natts, bool c
 	offered_area = NULL;
 	if (limit < 4 * CHUNK_DATA)
 		return NULL;
+
+	/*
+	 * dsa_create raises an error when every shared memory segment slot is
+	 * taken; a probe that returns NULL instead lets the rows go through the
+	 * Gather then.  (A later segment of the area can still meet that error,
+	 * in a worker; slots are many -- 64 plus a few per connection -- and an
+	 * area takes a few dozen at most.)
+	 */
+	{
+		dsm_segment *probe = dsm_create(64, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+
+		if (probe == NULL)
+			return NULL;
+		dsm_detach(probe);
+	}
 	old = MemoryContextSwitchTo(cxt);
 	if (fill_tranche_id == 0)
 		fill_tranche_id = LWLockNewTrancheId();
@@ -371,6 +388,29 @@ gpusort_is_fill(Plan *plan)
 		((CustomScan *) plan)->methods == &gpusort_fill_scan_methods;
 }
 
+/*
+ * Are the rows of tlist stored as columns (every column passed by value, as
+ * column_store_fits() decides at run time)?
+ */
+static bool
+columns_by_value(List *tlist)
+{
+	ListCell   *lc;
+
+	if (tlist == NIL)
+		return false;
+	foreach(lc, tlist)
+	{
+		int16		typlen;
+		bool		byval;
+
+		get_typlenbyval(exprType((Node *) lfirst_node(TargetEntry, lc)->expr), &typlen, &byval);
+		if (!byval || typlen <= 0)
+			return false;
+	}
+	return true;
+}
+
 Plan *
 gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 				  List *descending)
@@ -381,7 +421,10 @@ gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 	ListCell   *lc;
 	AttrNumber	resno = 0;
 
-	if (!gpusort_parallel_fill || child == NULL || !child->parallel_safe)
+	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF || child == NULL ||
+		!child->parallel_safe)
+		return child;
+	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO && !columns_by_value(child->targetlist))
 		return child;
 	foreach(lc, child->targetlist)
 	{
