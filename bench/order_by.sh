@@ -6,6 +6,8 @@
 # the GpuSort runs over a serial scan and without the column reorder.
 # Writes markdown to bench/results/ (or $OUT).
 #   ROWS=50000000 RUNS=1 EXTRA_CONFIGS=0 MIN_ROWS_SWEEP=0 bash bench/order_by.sh
+# SQL=bench/gather_configs.sql runs that file instead (GpuSort over Gather
+# in each configuration of its leader and workers, interleaved).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash test/setup.sh >/dev/null
@@ -18,14 +20,16 @@ psql=("$("$PG_CONFIG" --bindir)/psql" -X)
 device=$("${psql[@]}" -At -c "CREATE EXTENSION IF NOT EXISTS gpusort" -c "SELECT coalesce((SELECT name FROM gpusort_devices() LIMIT 1), 'no GPU')" | tail -1)
 out=${OUT:-bench/results}
 mkdir -p "$out"
-file="$out/order_by-${ROWS}.md"
+sql=${SQL:-bench/order_by.sql}
+file="$out/$(basename "$sql" .sql)-${ROWS}.md"
 {
-	echo "# GpuSort vs native Sort, $ROWS rows — $device, $(nproc) CPU cores, $(date +%F)"
+	if [ "$sql" = bench/order_by.sql ]; then title="GpuSort vs native Sort"; else title="$sql"; fi
+	echo "# $title, $ROWS rows — $device, $(nproc) CPU cores, $(date +%F)"
 	echo
-	echo "\`ROWS=$ROWS RUNS=$RUNS bash bench/order_by.sh\`; PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'), default settings"
+	echo "\`ROWS=$ROWS RUNS=$RUNS SQL=$sql bash bench/order_by.sh\`; PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'), default settings"
 	echo "(2 parallel workers, work_mem 4MB) unless stated; median of $RUNS EXPLAIN ANALYZE (TIMING OFF) runs."
 	echo
-	"${psql[@]}" -v rows="$ROWS" -v runs="$RUNS" -v extra="${EXTRA_CONFIGS:-1}" --pset=format=aligned -f bench/order_by.sql
+	"${psql[@]}" -v rows="$ROWS" -v runs="$RUNS" -v extra="${EXTRA_CONFIGS:-1}" --pset=format=aligned -f "$sql"
 	if [ "${MIN_ROWS_SWEEP:-1}" = 1 ]; then
 		echo
 		"${psql[@]}" --pset=format=aligned -f bench/min_rows.sql

@@ -5,16 +5,7 @@
 \set ON_ERROR_STOP on
 \pset footer off
 SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS gpusort;
-DROP TABLE IF EXISTS t;
-CREATE UNLOGGED TABLE t (i int4, f float4, s int4, id int8, pad text);
-INSERT INTO t
-SELECT (random() * 4294967295 - 2147483648)::int8::int4, (random() * 2e6 - 1e6)::float4,
-       (random() * 1000)::int4, g, md5(g::text)
-FROM generate_series(1, :rows) g;
-VACUUM ANALYZE t;
-SELECT pg_size_pretty(pg_relation_size('t')) AS table_size,
-       (pg_relation_size('t') / :rows)::int AS bytes_per_row;
+\i bench/order_by_table.sql
 
 -- median Execution Time of `runs` EXPLAIN ANALYZE (TIMING OFF) runs, in ms,
 -- and what the GpuSort node (if any) reported in the last of them (its phase
@@ -76,17 +67,17 @@ SET gpusort.gpu_reorder_min_rows = 2147483647;
 INSERT INTO results SELECT q, 'GpuSort (rows not reordered)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 3 ORDER BY n;
 RESET gpusort.gpu_reorder_min_rows;
 
--- the Gather's leader scans too (PostgreSQL's way; by default it only
--- takes in the workers' rows)
-SET gpusort.gather_leader_scans = on;
-INSERT INTO results SELECT q, 'GpuSort (Gather leader scans too)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 5 AND n <> 4 ORDER BY n;
+-- the Gather's leader only takes in the workers' rows (single copy; by
+-- default it scans too, PostgreSQL's way)
+SET gpusort.gather_leader_scans = off;
+INSERT INTO results SELECT q, 'GpuSort (Gather leader only collects)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 5 AND n <> 4 ORDER BY n;
 RESET gpusort.gather_leader_scans;
 
--- the workers store their rows in shared memory (GpuSortFill): by default
--- (auto) only rows of by-value columns, stored as columns; here never, and
--- always (whole rows as tuples too)
-SET gpusort.parallel_fill = off;
-INSERT INTO results SELECT q, 'GpuSort (workers store no rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n = 1 ORDER BY n;
+-- the workers store their rows in shared memory (GpuSortFill; off by
+-- default): auto, only rows of by-value columns, stored as columns; on,
+-- whole rows as tuples too
+SET gpusort.parallel_fill = auto;
+INSERT INTO results SELECT q, 'GpuSort (workers store by-value rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n = 1 ORDER BY n;
 SET gpusort.parallel_fill = on;
 INSERT INTO results SELECT q, 'GpuSort (workers store all rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 2 AND 3 ORDER BY n;
 RESET gpusort.parallel_fill;

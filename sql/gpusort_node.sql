@@ -257,13 +257,15 @@ SELECT same_result('SELECT * FROM pf ORDER BY a NULLS FIRST, i', 'a, i');
 SELECT same_result('SELECT i, a, d FROM pf ORDER BY a, d DESC', 'a, d');
 SELECT same_result('SELECT * FROM pf ORDER BY z DESC, d', 'z, d');
 SELECT same_result('SELECT i, z FROM pf ORDER BY z NULLS FIRST, i DESC', 'z, i');
--- the leader scans and reads rows too (gpusort.gather_leader_scans: no
--- single copy), and a bound above the top-k heap's
+-- the leader scans and reads rows too, and a bound above the top-k heap's
 SET parallel_leader_participation = on;
-SET gpusort.gather_leader_scans = on;
-EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY d DESC, i;
 SELECT same_result('SELECT * FROM pf ORDER BY d DESC, i', 'd, i');
 SELECT same_result('SELECT i, z, a FROM pf ORDER BY z, a, i LIMIT 70000', 'z, a, i');
+-- gpusort.gather_leader_scans = off: the Gather is single-copy, its leader
+-- only takes in rows
+SET gpusort.gather_leader_scans = off;
+EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY d DESC, i;
+SELECT same_result('SELECT * FROM pf ORDER BY d DESC, i', 'd, i');
 RESET gpusort.gather_leader_scans;
 SET parallel_leader_participation = off;
 -- a memory limit the workers meet part way: the rest of their rows comes
@@ -274,20 +276,19 @@ SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why,
 FROM explain_json('SELECT * FROM pf ORDER BY d, i') p;
 SELECT same_result('SELECT * FROM pf ORDER BY d, i', 'd, i');
 RESET gpusort.max_memory;
--- gpusort.parallel_fill = auto (the default): the workers store rows whose
--- columns are all passed by value (as columns); whole rows (here with a
--- text column) come up through the Gather
-RESET gpusort.parallel_fill;
+-- gpusort.parallel_fill = auto: the workers store rows whose columns are all
+-- passed by value (as columns); whole rows (here with a text column) come
+-- up through the Gather
+SET gpusort.parallel_fill = auto;
 EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY a;
 SELECT same_result('SELECT * FROM pf ORDER BY a, i', 'a, i');
 EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
 SELECT p ->> 'Rows Sorted' AS rows, (p ->> 'Rows Stored by Workers')::int > 0 AS workers_stored
 FROM explain_json('SELECT i, a, d FROM pf ORDER BY d') p;
 SELECT same_result('SELECT i, a, d FROM pf ORDER BY d, i', 'd, i');
--- off: every row comes up through the Gather
-SET gpusort.parallel_fill = off;
-EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
+-- off (the default): every row comes up through the Gather
 RESET gpusort.parallel_fill;
+EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

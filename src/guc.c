@@ -16,8 +16,8 @@ bool		gpusort_enabled = true;
 int			gpusort_min_rows = 1000;
 int			gpusort_max_memory = 8192;
 int			gpusort_gpu_reorder_min_rows = 262144;
-int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_AUTO;
-bool		gpusort_gather_leader_scans = false;
+int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_OFF;
+bool		gpusort_gather_leader_scans = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -130,15 +130,16 @@ gpusort_define_gucs(void)
 							NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("gpusort.parallel_fill",
-							 "Lets parallel workers encode and store GpuSort's rows: auto, on or off.",
+							 "Lets parallel workers encode and store GpuSort's rows: off, on or auto.",
 							 "In GpuSort -> Gather -> parallel plan, each worker puts the sort keys "
 							 "and rows it reads into shared memory (GpuSortFill) instead of sending "
-							 "every row through the Gather.  auto does so where every column of the "
-							 "rows is passed by value (they are stored as columns); whole rows "
-							 "cost more in fresh shared memory than they save (bench/results).  "
-							 "Takes effect when a query is planned.",
+							 "every row through the Gather.  auto does so only where every column "
+							 "of the rows is passed by value (they are stored as columns; whole "
+							 "rows cost more in fresh shared memory than they save).  Off by "
+							 "default: on the H100 host neither was faster overall "
+							 "(bench/results).  Takes effect when a query is planned.",
 							 &gpusort_parallel_fill,
-							 GPUSORT_PARALLEL_FILL_AUTO,
+							 GPUSORT_PARALLEL_FILL_OFF,
 							 parallel_fill_options,
 							 PGC_USERSET,
 							 0,
@@ -146,13 +147,14 @@ gpusort_define_gucs(void)
 
 	DefineCustomBoolVariable("gpusort.gather_leader_scans",
 							 "Lets the leader of the Gather under a GpuSort run the parallel plan too.",
-							 "Off: in GpuSort -> Gather -> parallel plan only the workers scan, and "
-							 "the leader, which sorts, spends its time taking in their rows.  On: "
-							 "the leader also scans (PostgreSQL's parallel_leader_participation), "
-							 "which helps where the workers' plan returns few of the rows it reads.  "
-							 "Takes effect when a query is planned.",
+							 "On (PostgreSQL's way, with parallel_leader_participation): the "
+							 "leader, which sorts, also scans.  Off: only the workers scan and the "
+							 "leader takes in their rows (the Gather is single-copy); on the H100 "
+							 "host that was no faster where most rows pass, and much slower where "
+							 "the scan returns few of the rows it reads (bench/results).  Takes "
+							 "effect when a query is planned.",
 							 &gpusort_gather_leader_scans,
-							 false,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
