@@ -205,6 +205,44 @@ run(size_t n)
 }
 
 /*
+ * More tile shapes for 32-bit keys (`radix_tune N sweep`): narrow policies
+ * on uniform keys (four 8-bit passes), wide ones on banded 20-bit keys (two
+ * 10-bit passes); the project's policies first.
+ */
+static void
+run_sweep_32(size_t n)
+{
+	typedef uint32_t K;
+	bufs<K>		b;
+	typedef P(1024, 16, 10, 1, false, OR) W;
+	typedef P(384, 24, 8, 2, true, OR, true) N;
+
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	printf("32-bit keys, n=%zu, uniform: narrow policies\n", n);
+	fill(b, DIST_UNIFORM);
+	cub_line(b);
+	TRY(P(384, 24, 8, 2, true, OR, true), W);
+	TRY(P(512, 18, 8, 2, true, OR, true), W);
+	TRY(P(256, 36, 8, 2, true, OR, true), W);
+	TRY(P(384, 24, 8, 2, true, ANY, true), W);
+	TRY(P(384, 32, 8, 2, true, OR, false), W);
+	TRY(P(512, 24, 8, 2, true, OR, false), W);
+	TRY(P(256, 40, 8, 2, true, OR, false), W);
+	TRY(P(384, 28, 8, 1, true, OR, true), W);
+	TRY(P(384, 24, 8, 2, true, OR, true), W);
+	printf("32-bit keys, n=%zu, banded20: wide policies\n", n);
+	fill(b, DIST_BANDED20);
+	cub_line(b);
+	TRY(N, P(1024, 16, 10, 1, false, OR));
+	TRY(N, P(512, 32, 10, 1, false, OR));
+	TRY(N, P(768, 20, 10, 1, false, OR));
+	TRY(N, P(512, 28, 10, 1, true, OR));
+	TRY(N, P(640, 24, 10, 1, false, OR));
+	TRY(N, P(1024, 16, 10, 1, false, OR));
+	bufs_free(b);
+}
+
+/*
  * The histogram read of every 8-bit place, with and without the one-value
  * warp count, on every distribution (`radix_tune N hist`).
  */
@@ -245,6 +283,11 @@ main(int argc, char **argv)
 	{
 		run_histogram_one_value<uint32_t>(n);
 		run_histogram_one_value<uint64_t>(n);
+		return 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "sweep") == 0)
+	{
+		run_sweep_32(n);
 		return 0;
 	}
 	run<uint32_t>(n);
