@@ -152,6 +152,15 @@ SELECT same_result('SELECT * FROM specials ORDER BY d DESC, f DESC', 'd, f');
 SELECT f FROM specials ORDER BY f;
 SELECT d FROM specials ORDER BY d DESC NULLS LAST;
 
+-- a domain over a supported type sorts as its base type
+CREATE DOMAIN score AS float4 CHECK (VALUE IS NULL OR VALUE <> 1e30);
+CREATE DOMAIN day AS date;
+CREATE TABLE dom AS SELECT i, f::score AS sc, dt::day AS dy FROM g;
+SELECT same_result('SELECT * FROM dom ORDER BY sc DESC NULLS LAST, dy, i', 'sc, dy, i');
+EXPLAIN (COSTS OFF) SELECT * FROM dom ORDER BY sc, dy DESC;
+DROP TABLE dom;
+DROP DOMAIN score, day;
+
 -- keys GpuSort does not take keep the native Sort
 EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY t;
 EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY n;

@@ -26,6 +26,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/planner.h"
+#include "utils/lsyscache.h"
 
 #include "gpusort.h"
 #include "gpusort_node.h"
@@ -79,13 +80,17 @@ make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
 		TargetEntry *tle = list_nth_node(TargetEntry, spec->plan->targetlist,
 										 spec->sortColIdx[i] - 1);
 		Var		   *var = (Var *) tle->expr;
+		Oid			type;
 		bool		desc;
 
-		if (!IsA(var, Var) ||
-			!gpusort_key_supported(var->vartype, spec->sortOperators[i], &desc))
+		if (!IsA(var, Var))
+			return NULL;
+		/* a domain sorts as its base type */
+		type = getBaseType(var->vartype);
+		if (!gpusort_key_supported(type, spec->sortOperators[i], &desc))
 			return NULL;
 		attnos = lappend_int(attnos, var->varattno);
-		types = lappend_oid(types, var->vartype);
+		types = lappend_oid(types, type);
 		sortops = lappend_oid(sortops, spec->sortOperators[i]);
 		collations = lappend_oid(collations, spec->collations[i]);
 		nulls_first = lappend_int(nulls_first, spec->nullsFirst[i]);
