@@ -4,9 +4,9 @@
  *
  * A key is supported when its type is one of the fixed-width types below
  * and its sort operator is the "<" or ">" of the type's default btree
- * operator class (a domain is given as its base type); anything else (text,
- * numeric, a non-default opclass)
- * leaves PostgreSQL's own Sort in place.
+ * operator class (a domain is given as its base type); anything else
+ * (text, numeric, a non-default opclass) leaves PostgreSQL's own Sort in
+ * place.
  */
 #include "postgres.h"
 
