@@ -883,8 +883,6 @@ load_batch(GpuSortState *state, int64 i, bool forward)
 			uint32		row = state->perm[first + j];
 
 			state->batch_rows[j] = row;
-			for (int c = 0; c < state->cols.natts; c++)
-				__builtin_prefetch(&state->cols.values[c][row]);
 		}
 	}
 	else
@@ -918,6 +916,14 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 	j = (int) (i - state->batch_start);
 	if (state->columnar)
 	{
+		/* the rows to come are scattered over the columns: fetch them ahead */
+		if (forward ? j + EMIT_PREFETCH < state->batch_n : j >= EMIT_PREFETCH)
+		{
+			uint32		ahead = state->batch_rows[forward ? j + EMIT_PREFETCH : j - EMIT_PREFETCH];
+
+			for (int c = 0; c < state->cols.natts; c++)
+				__builtin_prefetch(&state->cols.values[c][ahead]);
+		}
 		column_store_get(&state->cols, state->batch_rows[j], state->vslot);
 		return state->vslot;
 	}
