@@ -35,10 +35,11 @@
 #include "tuple_store.h"
 
 /*
- * Rows are handed up in batches: the rows of the next EMIT_BATCH positions
- * of the sorted order are looked up in one tight loop (many cache misses in
- * flight at once), and the memory of rows EMIT_PREFETCH ahead of the reader
- * is prefetched.
+ * Rows in permutation order are scattered over the store, so the memory of
+ * the row EMIT_PREFETCH positions ahead of the reader is prefetched.  A
+ * tuple store's rows are also handed up in batches: the tuple pointers of
+ * the next EMIT_BATCH positions are looked up in one tight loop (many cache
+ * misses in flight at once).
  */
 #define EMIT_BATCH 512
 #define EMIT_PREFETCH 16
@@ -85,7 +86,6 @@ typedef struct GpuSortState
 	int64		batch_start;
 	int			batch_n;
 	MinimalTuple *batch_tuples; /* tuple store */
-	uint32	   *batch_rows;		/* column store: row numbers */
 
 	Tuplesortstate *tuplesort;	/* fallback */
 
@@ -856,7 +856,7 @@ sort_input(GpuSortState *state)
 }
 
 /*
- * Look up the rows of the batch of sorted positions that holds position i
+ * Look up the tuples of the batch of sorted positions that holds position i
  * (starting at i going forward, ending at i going backward).  The lookups of
  * the loop are independent, so their cache misses overlap.
  */
@@ -866,32 +866,13 @@ load_batch(GpuSortState *state, int64 i, bool forward)
 	int64		n = (int64) state->nresult;
 	int64		first = forward ? i : Max(i - EMIT_BATCH + 1, 0);
 	int			count = (int) Min(EMIT_BATCH, n - first);
+	MinimalTuple *tuples = state->store.tuples;
 
-	if (state->batch_tuples == NULL && state->batch_rows == NULL)
-	{
-		if (state->columnar)
-			state->batch_rows = MemoryContextAlloc(state->sortcxt,
-												   EMIT_BATCH * sizeof(uint32));
-		else
-			state->batch_tuples = MemoryContextAlloc(state->sortcxt,
-													 EMIT_BATCH * sizeof(MinimalTuple));
-	}
-	if (state->columnar)
-	{
-		for (int j = 0; j < count; j++)
-		{
-			uint32		row = state->perm[first + j];
-
-			state->batch_rows[j] = row;
-		}
-	}
-	else
-	{
-		MinimalTuple *tuples = state->store.tuples;
-
-		for (int j = 0; j < count; j++)
-			state->batch_tuples[j] = tuples[state->perm[first + j]];
-	}
+	if (state->batch_tuples == NULL)
+		state->batch_tuples = MemoryContextAlloc(state->sortcxt,
+												 EMIT_BATCH * sizeof(MinimalTuple));
+	for (int j = 0; j < count; j++)
+		state->batch_tuples[j] = tuples[state->perm[first + j]];
 	state->batch_start = first;
 	state->batch_n = count;
 }
@@ -911,23 +892,19 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 		column_store_get(&state->cols, i, state->vslot);
 		return state->vslot;
 	}
+	if (state->columnar)
+	{
+		int64		ahead = forward ? i + EMIT_PREFETCH : i - EMIT_PREFETCH;
+
+		if (ahead >= 0 && ahead < (int64) state->nresult)
+			for (int c = 0; c < state->cols.natts; c++)
+				__builtin_prefetch(&state->cols.values[c][state->perm[ahead]]);
+		column_store_get(&state->cols, state->perm[i], state->vslot);
+		return state->vslot;
+	}
 	if (i < state->batch_start || i >= state->batch_start + state->batch_n)
 		load_batch(state, i, forward);
 	j = (int) (i - state->batch_start);
-	if (state->columnar)
-	{
-		/* the rows to come are scattered over the columns: fetch them ahead */
-		if (forward ? j + EMIT_PREFETCH < state->batch_n : j >= EMIT_PREFETCH)
-		{
-			uint32		ahead = state->batch_rows[forward ? j + EMIT_PREFETCH : j - EMIT_PREFETCH];
-
-			for (int c = 0; c < state->cols.natts; c++)
-				__builtin_prefetch(&state->cols.values[c][ahead]);
-		}
-		column_store_get(&state->cols, state->batch_rows[j], state->vslot);
-		return state->vslot;
-	}
-	/* the rows to come are scattered over the store: fetch them ahead */
 	if (forward ? j + EMIT_PREFETCH < state->batch_n : j >= EMIT_PREFETCH)
 	{
 		char	   *ahead = (char *) state->batch_tuples[forward ? j + EMIT_PREFETCH :
@@ -1000,7 +977,6 @@ forget_sort(GpuSortState *state)
 	state->perm = NULL;
 	state->nresult = 0;
 	state->batch_tuples = NULL;
-	state->batch_rows = NULL;
 	state->batch_start = 0;
 	state->batch_n = 0;
 	state->sorted = false;

@@ -33,7 +33,6 @@
 #include "storage/lwlock.h"
 #include "storage/spin.h"
 #include "utils/dsa.h"
-#include "utils/lsyscache.h"
 
 #include "column_store.h"
 #include "gpusort.h"
@@ -388,29 +387,6 @@ gpusort_is_fill(Plan *plan)
 		((CustomScan *) plan)->methods == &gpusort_fill_scan_methods;
 }
 
-/*
- * Are the rows of tlist stored as columns (every column passed by value, as
- * column_store_fits() decides at run time)?
- */
-static bool
-columns_by_value(List *tlist)
-{
-	ListCell   *lc;
-
-	if (tlist == NIL)
-		return false;
-	foreach(lc, tlist)
-	{
-		int16		typlen;
-		bool		byval;
-
-		get_typlenbyval(exprType((Node *) lfirst_node(TargetEntry, lc)->expr), &typlen, &byval);
-		if (!byval || typlen <= 0)
-			return false;
-	}
-	return true;
-}
-
 Plan *
 gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 				  List *descending)
@@ -424,7 +400,9 @@ gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF || child == NULL ||
 		!child->parallel_safe)
 		return child;
-	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO && !columns_by_value(child->targetlist))
+	/* auto: only rows the GpuSort will store as columns (every column by value) */
+	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO &&
+		!column_store_fits(ExecTypeFromTL(child->targetlist)))
 		return child;
 	foreach(lc, child->targetlist)
 	{
