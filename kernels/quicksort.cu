@@ -3,7 +3,9 @@
  * Its tuning constants are the QS_* below.
  */
 #include <algorithm>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <vector>
 
 #include "bitonic.cuh"
@@ -343,13 +345,42 @@ qs_bucket(K x, const K *pivot, int k)
  * place among the bucket's keys counted so far.
  */
 __device__ __forceinline__ uint32_t
-qs_warp_count(uint32_t b, uint32_t *cnt, int lane)
+qs_warp_count(uint32_t b, uint32_t *cnt, int lane, uint32_t none = QS_BUCKETS_MAX)
 {
 	const uint32_t peers = __match_any_sync(0xffffffffu, b);
 	const int	leader = __ffs(peers) - 1;
 	uint32_t	before = 0;
 
-	if (lane == leader && b < QS_BUCKETS_MAX)
+	if (lane == leader && b < none)
+		before = atomicAdd(&cnt[b], (uint32_t) __popc(peers));
+	before = __shfl_sync(0xffffffffu, before, leader);
+	return before + __popc(peers & ((1u << lane) - 1));
+}
+
+/*
+ * As qs_warp_count, for buckets below 2^BITS (none = 2^BITS - 1 the
+ * sentinel): the lanes of the same bucket found by BITS ballots, not
+ * __match_any_sync (slower on the H100 at hundreds of buckets).
+ */
+template <int BITS>
+__device__ __forceinline__ uint32_t
+qs_warp_count_bits(uint32_t b, uint32_t *cnt, int lane)
+{
+	uint32_t	peers = 0xffffffffu;
+
+#pragma unroll
+	for (int i = 0; i < BITS; i++)
+	{
+		const bool	bit = (b >> i) & 1;
+		const uint32_t bal = __ballot_sync(0xffffffffu, bit);
+
+		peers &= bit ? bal : ~bal;
+	}
+
+	const int	leader = __ffs(peers) - 1;
+	uint32_t	before = 0;
+
+	if (lane == leader && b < (1u << BITS) - 1)
 		before = atomicAdd(&cnt[b], (uint32_t) __popc(peers));
 	before = __shfl_sync(0xffffffffu, before, leader);
 	return before + __popc(peers & ((1u << lane) - 1));
@@ -482,6 +513,363 @@ qs_multi_scatter_kernel(const K *__restrict__ ks, const uint32_t *__restrict__ v
 	}
 }
 
+/*
+ * The split rounds (phase one on today's hardware): each sequence longer
+ * than QS_SPLIT_MIN is cut into up to 2k + 1 buckets around k <=
+ * QS_SPLIT_PIVOTS pivots, the quantiles of a sample of its keys, in one
+ * count pass and one scatter pass over it, many blocks per sequence (as
+ * the paper's phase one shares a sequence among blocks).  A two-way split
+ * moves every pair once per halving, log2(n / leaf) times in all, which on
+ * an H100 takes longer than a radix sort by itself; a split into hundreds
+ * of buckets moves it twice for 10^8 pairs.  Bucket 2j is the keys
+ * strictly between pivots j - 1 and j, bucket 2j + 1 those equal to pivot j
+ * (finished), as in the multi-pivot round, so repeated keys cannot keep a
+ * bucket from shrinking.  Each task (a block's section of one sequence)
+ * counts its pairs of each bucket; a scan per sequence turns the counts
+ * into each task's first place in each bucket, so the scatter needs no
+ * atomics and the result does not depend on the blocks' pace.
+ */
+#define QS_SPLIT_PIVOTS	255
+#define QS_SPLIT_BUCKETS (2 * QS_SPLIT_PIVOTS + 1)
+#define QS_SPLIT_BITS	9			/* bucket numbers and the sentinel QS_SPLIT_BUCKETS */
+static_assert(QS_SPLIT_BUCKETS == (1 << QS_SPLIT_BITS) - 1, "the sentinel is all ones");
+#define QS_SPLIT_SAMPLE	2048		/* keys sampled per sequence (8 per pivot at most pivots) */
+#define QS_SPLIT_TARGET	(QS_LEAF / 2)	/* pairs a bucket is meant to get */
+#define QS_SPLIT_MIN	(8 * QS_LEAF)	/* longer sequences are split; shorter ones are leaves */
+#define QS_SPLIT_TASKS_PER_SM 4
+#define QS_SPLIT_OFFSET_THREADS 512	/* >= QS_SPLIT_BUCKETS: a thread a bucket */
+
+template <typename K>
+struct qs_split_items
+{
+	static constexpr int ITEMS = 8;	/* pairs a thread moves per step */
+	static constexpr int STEP = QS_THREADS * ITEMS;
+};
+
+struct qs_split_seq
+{
+	uint32_t	start,
+				end,
+				kmax,			/* most pivots it may get */
+				pivot_base,		/* its pivots' place in the round's pivot array */
+				bucket_base,	/* its bucket totals' place in the round's totals */
+				first_task,
+				ntasks,
+				pad;
+};
+
+struct qs_split_task
+{
+	uint32_t	seq,
+				begin,
+				end,
+				count_base;		/* its 2 kmax + 1 counts (then first places) */
+};
+
+/* A 32-bit mix (for the sample's places). */
+__device__ __forceinline__ uint32_t
+qs_hash(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+/*
+ * One block a sequence: QS_SPLIT_SAMPLE keys, one at a random place in each
+ * of as many equal strides of the sequence, sorted in shared memory
+ * (bitonic); the k = kmax quantiles between them, repeats dropped, are the
+ * pivots (npiv[seq] of them, at least one).
+ */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *pivots,
+					   uint32_t *npiv)
+{
+	__shared__ K s[QS_SPLIT_SAMPLE];
+	__shared__ uint32_t wsum[QS_WARPS];
+	const qs_split_seq sq = seqs[blockIdx.x];
+	const uint32_t len = sq.end - sq.start,
+				stride = len / QS_SPLIT_SAMPLE;	/* >= 8: len > QS_SPLIT_MIN */
+	const int	t = threadIdx.x,
+				lane = t & 31,
+				warp = t >> 5;
+
+	for (int i = t; i < QS_SPLIT_SAMPLE; i += QS_THREADS)
+	{
+		const uint32_t at = (uint32_t) ((uint64_t) i * len / QS_SPLIT_SAMPLE) +
+			qs_hash((uint32_t) i * 0x9e3779b9u ^ sq.start ^ (len << 7)) % stride;
+
+		s[i] = keys[sq.start + at];
+	}
+	for (int size = 2; size <= QS_SPLIT_SAMPLE; size <<= 1)
+		for (int half = size >> 1; half > 0; half >>= 1)
+		{
+			__syncthreads();
+			for (int i = t; i < QS_SPLIT_SAMPLE / 2; i += QS_THREADS)
+			{
+				const int	lo = 2 * i - (i & (half - 1)),
+							hi = lo + half;
+				const K		a = s[lo],
+							b = s[hi];
+
+				if ((a > b) == ((lo & size) == 0))
+				{
+					s[lo] = b;
+					s[hi] = a;
+				}
+			}
+		}
+	__syncthreads();
+
+	/* candidate j: the (j + 1)-th of kmax + 1 quantiles; kept unless it repeats */
+	const int	k = (int) sq.kmax;	/* <= QS_SPLIT_PIVOTS < QS_THREADS */
+	K			cand = 0;
+	bool		keep = false;
+
+	if (t < k)
+	{
+		cand = s[(size_t) (t + 1) * QS_SPLIT_SAMPLE / (k + 1)];
+		keep = t == 0 || cand != s[(size_t) t * QS_SPLIT_SAMPLE / (k + 1)];
+	}
+
+	const uint32_t bal = __ballot_sync(0xffffffffu, keep);
+
+	if (lane == 0)
+		wsum[warp] = __popc(bal);
+	__syncthreads();
+
+	uint32_t	before = __popc(bal & ((1u << lane) - 1)),
+				total = 0;
+
+	for (int w = 0; w < QS_WARPS; w++)
+	{
+		before += w < warp ? wsum[w] : 0;
+		total += wsum[w];
+	}
+	if (keep)
+		pivots[sq.pivot_base + before] = cand;
+	if (t == 0)
+		npiv[blockIdx.x] = total;
+}
+
+/* The task's sequence's pivots into shared memory; returns how many. */
+template <typename K>
+__device__ __forceinline__ int
+qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *pivots,
+			   const uint32_t *npiv, K *piv)
+{
+	const int	k = (int) npiv[task.seq];
+	const uint32_t base = seqs[task.seq].pivot_base;
+
+	for (int i = threadIdx.x; i < k; i += QS_THREADS)
+		piv[i] = pivots[base + i];
+	return k;
+}
+
+/* Each task's pairs of each bucket of its sequence. */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, const K *pivots,
+					  const uint32_t *npiv, const K *__restrict__ keys, uint32_t *counts)
+{
+	constexpr int ITEMS = qs_split_items<K>::ITEMS;
+	__shared__ K piv[QS_SPLIT_PIVOTS];
+	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS];
+	const qs_split_task task = tasks[blockIdx.x];
+	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv),
+				nb = 2 * k + 1,
+				t = threadIdx.x,
+				lane = t & 31;
+
+	for (int b = t; b < nb; b += QS_THREADS)
+		cnt[b] = 0;
+	__syncthreads();
+	for (uint32_t step = task.begin; step < task.end; step += qs_split_items<K>::STEP)
+	{
+		K			key[ITEMS];
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			const uint32_t idx = step + i * QS_THREADS + t;
+
+			key[i] = idx < task.end ? keys[idx] : (K) 0;
+		}
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			const uint32_t idx = step + i * QS_THREADS + t;
+
+			(void) qs_warp_count_bits<QS_SPLIT_BITS>(idx < task.end ? qs_bucket(key[i], piv, k)
+													 : QS_SPLIT_BUCKETS, cnt, lane);
+		}
+	}
+	__syncthreads();
+	for (int b = t; b < nb; b += QS_THREADS)
+		counts[task.count_base + b] = cnt[b];
+}
+
+/*
+ * One block a sequence, a thread a bucket: the bucket's total over the
+ * sequence's tasks (to totals, for the host), the buckets' starts (a scan
+ * over them), and each task's count replaced by its first place.
+ */
+__global__ void __launch_bounds__(QS_SPLIT_OFFSET_THREADS)
+qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
+						const uint32_t *npiv, uint32_t *counts, uint32_t *totals)
+{
+	__shared__ uint32_t wsum[QS_SPLIT_OFFSET_THREADS / 32];
+	const qs_split_seq sq = seqs[blockIdx.x];
+	const int	nb = 2 * (int) npiv[blockIdx.x] + 1,
+				b = threadIdx.x,
+				lane = b & 31,
+				warp = b >> 5;
+	const bool	in = b < nb;
+	uint32_t	total = 0;
+
+	if (in)
+	{
+#pragma unroll 8
+		for (uint32_t j = 0; j < sq.ntasks; j++)
+			total += counts[tasks[sq.first_task + j].count_base + b];
+		totals[sq.bucket_base + b] = total;
+	}
+
+	/* exclusive scan of the totals over the buckets */
+	uint32_t	all,
+				before = warp_exclusive_scan_lanes(total, lane, &all);
+
+	if (lane == 0)
+		wsum[warp] = all;
+	__syncthreads();
+	for (int w = 0; w < warp; w++)
+		before += wsum[w];
+	if (in)
+	{
+		uint32_t	run = sq.start + before;
+
+#pragma unroll 8
+		for (uint32_t j = 0; j < sq.ntasks; j++)
+		{
+			uint32_t   *c = &counts[tasks[sq.first_task + j].count_base + b];
+			const uint32_t mine = *c;
+
+			*c = run;
+			run += mine;
+		}
+	}
+}
+
+/*
+ * Every pair of each task into its bucket, from ks/vs to kd/vd, a step at
+ * a time: the step's pairs ranked within their buckets, put in bucket
+ * order in shared memory with their places, and written from there in
+ * that order, so that a warp's stores go to a few runs, not to a bucket
+ * each.
+ */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, const K *pivots,
+						const uint32_t *npiv, const uint32_t *counts,
+						const K *__restrict__ ks, const uint32_t *__restrict__ vs,
+						K *__restrict__ kd, uint32_t *__restrict__ vd)
+{
+	constexpr int ITEMS = qs_split_items<K>::ITEMS,
+				STEP = qs_split_items<K>::STEP;
+	static_assert(QS_SPLIT_BUCKETS <= 2 * QS_THREADS, "two buckets a thread in the scan");
+	__shared__ K piv[QS_SPLIT_PIVOTS];
+	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS],
+				base[QS_SPLIT_BUCKETS],
+				first[QS_SPLIT_BUCKETS],
+				wsum[QS_WARPS];
+	__shared__ K sk[STEP];
+	__shared__ uint32_t sv[STEP],
+				sd[STEP];
+	const qs_split_task task = tasks[blockIdx.x];
+	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv),
+				nb = 2 * k + 1,
+				t = threadIdx.x,
+				lane = t & 31,
+				warp = t >> 5;
+
+	for (int b = t; b < nb; b += QS_THREADS)
+	{
+		cnt[b] = 0;
+		base[b] = counts[task.count_base + b];
+	}
+	__syncthreads();
+	for (uint32_t step = task.begin; step < task.end; step += STEP)
+	{
+		K			key[ITEMS];
+		uint32_t	val[ITEMS],
+					bucket[ITEMS],
+					place[ITEMS];
+		const uint32_t nstep = min((uint32_t) STEP, task.end - step);
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			const uint32_t idx = step + i * QS_THREADS + t;
+			const bool	in = idx < task.end;
+
+			key[i] = in ? ks[idx] : (K) 0;
+			val[i] = in ? vs[idx] : 0;
+			bucket[i] = in ? qs_bucket(key[i], piv, k) : QS_SPLIT_BUCKETS;
+		}
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			place[i] = qs_warp_count_bits<QS_SPLIT_BITS>(bucket[i], cnt, lane);
+		__syncthreads();
+
+		/* first[b]: where bucket b's pairs of the step start in shared memory */
+		{
+			const uint32_t c0 = 2 * t < nb ? cnt[2 * t] : 0,
+						c1 = 2 * t + 1 < nb ? cnt[2 * t + 1] : 0;
+			uint32_t	all,
+						before = warp_exclusive_scan_lanes(c0 + c1, lane, &all);
+
+			if (lane == 0)
+				wsum[warp] = all;
+			__syncthreads();
+			for (int w = 0; w < warp; w++)
+				before += wsum[w];
+			if (2 * t < nb)
+				first[2 * t] = before;
+			if (2 * t + 1 < nb)
+				first[2 * t + 1] = before + c0;
+		}
+		__syncthreads();
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			if (bucket[i] < QS_SPLIT_BUCKETS)
+			{
+				const uint32_t slot = first[bucket[i]] + place[i];
+
+				sk[slot] = key[i];
+				sv[slot] = val[i];
+				sd[slot] = base[bucket[i]] + place[i];
+			}
+		__syncthreads();
+		for (uint32_t j = t; j < nstep; j += QS_THREADS)
+		{
+			const uint32_t d = sd[j];
+
+			kd[d] = sk[j];
+			vd[d] = sv[j];
+		}
+		for (int b = t; b < nb; b += QS_THREADS)
+		{
+			base[b] += cnt[b];
+			cnt[b] = 0;
+		}
+		__syncthreads();
+	}
+}
+
 template <typename K>
 __device__ __forceinline__ K
 median3(K a, K b, K c)
@@ -490,6 +878,168 @@ median3(K a, K b, K c)
 }
 
 /* Phase two: one block sorts one sequence into buffer 1. */
+/*
+ * A leaf of more than QS_LEAF / 2 pairs: the bitonic network over QS_LEAF
+ * places (padding last), each thread holding QS_REG_ITEMS consecutive
+ * places in registers -- strides below QS_REG_ITEMS within a thread,
+ * strides within a warp by shuffles, the larger ones through shared
+ * memory (sk/sv: QS_LEAF_SMEM places, padded a place every 32 so that
+ * both a thread's consecutive places and a warp's coalesced ones are free
+ * of bank conflicts).  Sorted from kin/vin into kout/vout.
+ */
+#define QS_REG_ITEMS	(QS_LEAF / QS_THREADS)
+#define QS_LEAF_SMEM	(QS_LEAF + QS_LEAF / 32)
+static_assert(QS_REG_ITEMS * QS_THREADS == QS_LEAF, "a leaf is whole items of every thread");
+
+__device__ __forceinline__ int
+qs_pad(int e)
+{
+	return e + (e >> 5);
+}
+
+/* Keep the lower (keep_min) or higher of pair (k, v) and the partner's. */
+template <typename K>
+__device__ __forceinline__ void
+qs_keep(K &k, uint32_t &v, K pk, uint32_t pv, bool keep_min)
+{
+	const bool	gt = pair_greater(k, v, pk, pv);
+
+	if (keep_min ? gt : !gt)
+	{
+		k = pk;
+		v = pv;
+	}
+}
+
+template <typename K>
+__device__ void
+qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, uint32_t count,
+				  K *sk, uint32_t *sv)
+{
+	constexpr int E = QS_REG_ITEMS;
+	const int	t = threadIdx.x,
+				lane = t & 31;
+	K			k[E];
+	uint32_t	v[E];
+
+#pragma unroll
+	for (int r = 0; r < E; r++)
+	{
+		const int	e = r * QS_THREADS + t;
+
+		sk[qs_pad(e)] = e < (int) count ? kin[e] : ~(K) 0;
+		sv[qs_pad(e)] = e < (int) count ? vin[e] : BITONIC_PAD_VAL;
+	}
+	__syncthreads();
+#pragma unroll
+	for (int r = 0; r < E; r++)
+	{
+		k[r] = sk[qs_pad(t * E + r)];
+		v[r] = sv[qs_pad(t * E + r)];
+	}
+
+#pragma unroll
+	for (int size = 2; size <= QS_LEAF; size <<= 1)
+	{
+#pragma unroll
+		for (int stride = size >> 1; stride > 0; stride >>= 1)
+		{
+			if (stride >= E * 32)
+			{
+				/* the partner is in another warp */
+				__syncthreads();
+#pragma unroll
+				for (int r = 0; r < E; r++)
+				{
+					sk[qs_pad(t * E + r)] = k[r];
+					sv[qs_pad(t * E + r)] = v[r];
+				}
+				__syncthreads();
+#pragma unroll
+				for (int r = 0; r < E; r++)
+				{
+					const int	e = t * E + r,
+								p = e ^ stride;
+
+					qs_keep(k[r], v[r], sk[qs_pad(p)], sv[qs_pad(p)],
+							((e & stride) == 0) == ((e & size) == 0));
+				}
+			}
+			else if (stride >= E)
+			{
+				/* the partner is lane ^ m of this warp */
+				const int	m = stride / E;
+
+#pragma unroll
+				for (int r = 0; r < E; r++)
+				{
+					const int	e = t * E + r;
+					const K		pk = __shfl_xor_sync(0xffffffffu, k[r], m);
+					const uint32_t pv = __shfl_xor_sync(0xffffffffu, v[r], m);
+
+					qs_keep(k[r], v[r], pk, pv, ((lane & m) == 0) == ((e & size) == 0));
+				}
+			}
+			else
+			{
+#pragma unroll
+				for (int r = 0; r < E; r++)
+					if ((r & stride) == 0)
+					{
+						const int	e = t * E + r;
+
+						if (pair_greater(k[r], v[r], k[r | stride], v[r | stride]) ==
+							((e & size) == 0))
+						{
+							const K		tk = k[r];
+							const uint32_t tv = v[r];
+
+							k[r] = k[r | stride];
+							v[r] = v[r | stride];
+							k[r | stride] = tk;
+							v[r | stride] = tv;
+						}
+					}
+			}
+		}
+	}
+	__syncthreads();
+#pragma unroll
+	for (int r = 0; r < E; r++)
+	{
+		sk[qs_pad(t * E + r)] = k[r];
+		sv[qs_pad(t * E + r)] = v[r];
+	}
+	__syncthreads();
+#pragma unroll
+	for (int r = 0; r < E; r++)
+	{
+		const int	e = r * QS_THREADS + t;
+
+		if (e < (int) count)
+		{
+			kout[e] = sk[qs_pad(e)];
+			vout[e] = sv[qs_pad(e)];
+		}
+	}
+	__syncthreads();
+}
+
+/* Leaves of more than QS_LEAF / 2 and at most QS_LEAF pairs: one block each. */
+template <typename K>
+__global__ void __launch_bounds__(QS_THREADS)
+qs_leaf_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t *v1)
+{
+	__shared__ K sk[QS_LEAF_SMEM];
+	__shared__ uint32_t sv[QS_LEAF_SMEM];
+	const qs_leaf leaf = leaves[blockIdx.x];
+	const K    *ks = leaf.buf ? k1 : k0;
+	const uint32_t *vs = leaf.buf ? v1 : v0;
+
+	qs_leaf_sort_regs(ks + leaf.start, vs + leaf.start, k1 + leaf.start, v1 + leaf.start,
+					  leaf.end - leaf.start, sk, sv);
+}
+
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
 qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t *v1)
@@ -726,14 +1276,28 @@ qs_max_tasks(size_t n)
 	return qs_max_sequences(n) + QS_EXTRA_TASKS;
 }
 
+/*
+ * Leaves phase two takes in one launch: twice the sequences phase one
+ * leaves, and room for the split rounds' (two joined buckets hold more
+ * than QS_LEAF pairs, so fewer than 2n / QS_LEAF of them, plus the long ones).
+ */
+static size_t qs_split_temp_bytes(size_t n, int key_bytes);
+
+static size_t
+qs_leaf_capacity(size_t n)
+{
+	return 2 * qs_max_sequences(n) + 4 * (n / QS_LEAF);
+}
+
 size_t
 quicksort_temp_bytes(size_t n, int key_bytes)
 {
 	size_t		seq = key_bytes == 8 ? sizeof(qs_seq<uint64_t>) : sizeof(qs_seq<uint32_t>);
 	size_t		maxseq = qs_max_sequences(n);
 
-	return maxseq * seq + qs_max_tasks(n) * sizeof(qs_task) + 2 * maxseq * sizeof(qs_leaf) +
-		16 + ONESWEEP_SUMMARY_OFFSET + ONESWEEP_SUMMARY_BYTES + 16 + sizeof(qs_multi);
+	return maxseq * seq + qs_max_tasks(n) * sizeof(qs_task) + qs_leaf_capacity(n) * sizeof(qs_leaf) +
+		16 + ONESWEEP_SUMMARY_OFFSET + ONESWEEP_SUMMARY_BYTES + 16 + sizeof(qs_multi) +
+		qs_split_temp_bytes(n, key_bytes);
 }
 
 struct qs_work
@@ -743,6 +1307,7 @@ struct qs_work
 	int			buf;
 	uint64_t	min,
 				max;
+	bool		nosplit = false;	/* a split round barely shortened it: two-way rounds */
 };
 
 /* The host's copy of the multi-pivot round's results (pinned where it can be). */
@@ -818,6 +1383,277 @@ qs_multi_round(K *keys[2], uint32_t *vals[2], size_t n, const unsigned long long
 		: gpusort_from_cuda(cudaErrorUnknown, "qs_multi_round: buckets do not add up to n");
 }
 
+/*
+ * GPUSORT_QS_TRACE=1 in the environment (tuning): each stage's time to
+ * stderr, the stream synchronised after it.
+ */
+static void
+qs_trace(cudaStream_t stream, const char *what, size_t count)
+{
+	static const bool on = qs_tuning("GPUSORT_QS_TRACE", 0, 0, 1) != 0;
+	static struct timespec last;
+	struct timespec now;
+
+	if (!on)
+		return;
+	(void) cudaStreamSynchronize(stream);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (what != NULL)
+		fprintf(stderr, "qs %-24s %9zu %8.3f ms\n", what, count,
+				(now.tv_sec - last.tv_sec) * 1e3 + (now.tv_nsec - last.tv_nsec) / 1e6);
+	last = now;
+}
+
+/* Room the split rounds need in temp for n pairs (none below QS_SPLIT_MIN). */
+struct qs_split_caps
+{
+	size_t		seqs,
+				tasks,
+				pivots,
+				buckets;
+};
+
+static qs_split_caps
+qs_split_capacity(size_t n)
+{
+	qs_split_caps c = {0, 0, 0, 0};
+
+	if (n <= QS_SPLIT_MIN)
+		return c;
+	/* the sequences of a round are disjoint and longer than QS_SPLIT_MIN */
+	c.seqs = n / QS_SPLIT_MIN + 1;
+	/* a round's tasks: up to 4 a SM of 1024 SMs, and one more per sequence (shorter steps: 64-bit keys) */
+	c.tasks = std::min<size_t>(4096, n / qs_split_items<uint64_t>::STEP + 1) + c.seqs;
+	/* kmax <= len / QS_SPLIT_TARGET */
+	c.pivots = n / QS_SPLIT_TARGET + 64;
+	c.buckets = 2 * c.pivots + c.seqs;
+	return c;
+}
+
+static size_t
+qs_split_temp_bytes(size_t n, int key_bytes)
+{
+	const qs_split_caps c = qs_split_capacity(n);
+
+	if (c.seqs == 0)
+		return 0;
+	return 16 + c.seqs * sizeof(qs_split_seq) + c.tasks * sizeof(qs_split_task) +
+		c.tasks * QS_SPLIT_BUCKETS * sizeof(uint32_t) +	/* counts */
+		(c.seqs + c.buckets) * sizeof(uint32_t) +			/* npiv, totals */
+		c.pivots * (size_t) key_bytes + 16;
+}
+
+/* Whether the split rounds run (GPUSORT_QS_SPLIT=0: the paper's two-way phase one only). */
+static bool
+qs_split_enabled(void)
+{
+	static const bool on = qs_tuning("GPUSORT_QS_SPLIT", 1, 0, 1) != 0;
+
+	return on;
+}
+
+/*
+ * The split rounds: while some sequence of work is longer than QS_SPLIT_MIN
+ * (and not of one value, and not left by a poor split), those of one buffer
+ * are split into the other, and their buckets replace them in work.
+ * Buckets of at most QS_LEAF pairs next to each other are joined into
+ * leaves of at most QS_LEAF (phase two sorts a leaf whole); a bucket more
+ * than half as long as its sequence is not split again (phase one's
+ * two-way rounds take it).  temp: qs_split_temp_bytes(n) at split_temp.
+ */
+template <typename K>
+static gpusort_status
+qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int sms,
+				cudaStream_t stream, std::vector<qs_work> *work, quicksort_stats *stats)
+{
+	const qs_split_caps cap = qs_split_capacity(n);
+	unsigned char *p = (unsigned char *) (((uintptr_t) split_temp + 15) & ~(uintptr_t) 15);
+	qs_split_seq *d_seqs = (qs_split_seq *) p;
+	qs_split_task *d_tasks = (qs_split_task *) (d_seqs + cap.seqs);
+	uint32_t   *d_counts = (uint32_t *) (d_tasks + cap.tasks),
+			   *d_npiv = d_counts + cap.tasks * QS_SPLIT_BUCKETS,
+			   *d_totals = d_npiv + cap.seqs;
+	K		   *d_pivots = (K *) (((uintptr_t) (d_totals + cap.buckets) + 15) & ~(uintptr_t) 15);
+	constexpr size_t STEP = qs_split_items<K>::STEP;
+	static std::vector<qs_split_seq> seqs;
+	static std::vector<qs_split_task> tasks;
+	static std::vector<uint32_t> npiv,
+				totals;
+	static std::vector<K> pivots;
+
+	if (cap.seqs == 0 || !qs_split_enabled())
+		return GPUSORT_OK;
+	static std::vector<qs_work> rest,
+				split;
+
+	for (;;)
+	{
+		size_t		total = 0,
+					npivots = 0,
+					nbuckets = 0;
+		int			src = -1;
+
+		rest.clear();
+		split.clear();
+		for (const qs_work &w : *work)
+		{
+			const size_t len = w.end - w.start;
+			const size_t kmax = std::min<size_t>(QS_SPLIT_PIVOTS,
+												 std::max<size_t>(len / QS_SPLIT_TARGET, 2) - 1);
+
+			if (w.min == w.max || w.nosplit || len <= QS_SPLIT_MIN ||
+				(src >= 0 && w.buf != src) || split.size() == cap.seqs ||
+				npivots + kmax > cap.pivots)
+			{
+				rest.push_back(w);
+				continue;
+			}
+			src = w.buf;
+			split.push_back(w);
+			total += len;
+			npivots += kmax;
+			nbuckets += 2 * kmax + 1;
+		}
+		if (split.empty())
+			return GPUSORT_OK;
+
+		/* sections of whole steps, about QS_SPLIT_TASKS_PER_SM a SM in all */
+		size_t		chunk = std::max<size_t>((total + (size_t) sms * QS_SPLIT_TASKS_PER_SM - 1) /
+											 ((size_t) sms * QS_SPLIT_TASKS_PER_SM), STEP);
+		size_t		ncounts = 0;
+
+		chunk = (chunk + STEP - 1) / STEP * STEP;
+		seqs.clear();
+		tasks.clear();
+		npivots = nbuckets = 0;
+		for (size_t q = 0; q < split.size(); q++)
+		{
+			const qs_work &w = split[q];
+			const size_t len = w.end - w.start;
+			qs_split_seq sq;
+
+			sq.start = w.start;
+			sq.end = w.end;
+			sq.kmax = (uint32_t) std::min<size_t>(QS_SPLIT_PIVOTS,
+												  std::max<size_t>(len / QS_SPLIT_TARGET, 2) - 1);
+			sq.pivot_base = (uint32_t) npivots;
+			sq.bucket_base = (uint32_t) nbuckets;
+			sq.first_task = (uint32_t) tasks.size();
+			for (size_t b = w.start; b < w.end; b += chunk)
+			{
+				tasks.push_back({(uint32_t) q, (uint32_t) b,
+								 (uint32_t) std::min<size_t>(b + chunk, w.end),
+								 (uint32_t) ncounts});
+				ncounts += 2 * sq.kmax + 1;
+			}
+			sq.ntasks = (uint32_t) tasks.size() - sq.first_task;
+			sq.pad = 0;
+			npivots += sq.kmax;
+			nbuckets += 2 * sq.kmax + 1;
+			seqs.push_back(sq);
+		}
+		if (tasks.size() > cap.tasks || ncounts > cap.tasks * QS_SPLIT_BUCKETS ||
+			nbuckets > cap.buckets)
+			return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: temp too small");
+		CUDA_TRY(cudaMemcpyAsync(d_seqs, seqs.data(), seqs.size() * sizeof(qs_split_seq),
+								 cudaMemcpyHostToDevice, stream));
+		CUDA_TRY(cudaMemcpyAsync(d_tasks, tasks.data(), tasks.size() * sizeof(qs_split_task),
+								 cudaMemcpyHostToDevice, stream));
+		qs_trace(stream, "split: copies in", seqs.size());
+		qs_split_pivots_kernel<K><<<(unsigned) seqs.size(), QS_THREADS, 0, stream>>>(
+			d_seqs, keys[src], d_pivots, d_npiv);
+		CUDA_TRY_LAUNCH("qs_split_pivots_kernel");
+		qs_trace(stream, "split: pivots", seqs.size());
+		qs_split_count_kernel<K><<<(unsigned) tasks.size(), QS_THREADS, 0, stream>>>(
+			d_tasks, d_seqs, d_pivots, d_npiv, keys[src], d_counts);
+		CUDA_TRY_LAUNCH("qs_split_count_kernel");
+		qs_trace(stream, "split: count", tasks.size());
+		qs_split_offsets_kernel<<<(unsigned) seqs.size(), QS_SPLIT_OFFSET_THREADS, 0, stream>>>(
+			d_seqs, d_tasks, d_npiv, d_counts, d_totals);
+		CUDA_TRY_LAUNCH("qs_split_offsets_kernel");
+		qs_trace(stream, "split: offsets", tasks.size());
+		qs_split_scatter_kernel<K><<<(unsigned) tasks.size(), QS_THREADS, 0, stream>>>(
+			d_tasks, d_seqs, d_pivots, d_npiv, d_counts, keys[src], vals[src],
+			keys[src ^ 1], vals[src ^ 1]);
+		CUDA_TRY_LAUNCH("qs_split_scatter_kernel");
+		qs_trace(stream, "split: scatter", total);
+		npiv.resize(seqs.size());
+		totals.resize(nbuckets);
+		pivots.resize(npivots);
+		CUDA_TRY(cudaMemcpyAsync(npiv.data(), d_npiv, npiv.size() * sizeof(uint32_t),
+								 cudaMemcpyDeviceToHost, stream));
+		CUDA_TRY(cudaMemcpyAsync(totals.data(), d_totals, totals.size() * sizeof(uint32_t),
+								 cudaMemcpyDeviceToHost, stream));
+		CUDA_TRY(cudaMemcpyAsync(pivots.data(), d_pivots, pivots.size() * sizeof(K),
+								 cudaMemcpyDeviceToHost, stream));
+		CUDA_TRY(cudaStreamSynchronize(stream));
+		qs_trace(stream, "split: copies out", nbuckets);
+		stats->phase_one_rounds++;
+
+		/* the buckets, small neighbours joined into leaves */
+		for (size_t q = 0; q < split.size(); q++)
+		{
+			const qs_work &w = split[q];
+			const qs_split_seq &sq = seqs[q];
+			const uint32_t k = npiv[q];
+			const K    *pv = &pivots[sq.pivot_base];
+			const uint32_t len = w.end - w.start;
+			uint32_t	at = w.start;
+			qs_work		leaf = {0, 0, src ^ 1, 0, 0, false};
+
+			if (k < 1 || k > sq.kmax)
+				return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: bad pivot count");
+			for (uint32_t b = 0; b < 2 * k + 1; b++)
+			{
+				const uint32_t c = totals[sq.bucket_base + b],
+							j = b >> 1;
+				qs_work		bw;
+
+				if (c == 0)
+					continue;
+				bw.start = at;
+				bw.end = at + c;
+				bw.buf = src ^ 1;
+				bw.nosplit = false;
+				if (b & 1)
+					bw.min = bw.max = (uint64_t) pv[j];
+				else
+				{
+					/* keys strictly between the pivots around the bucket */
+					bw.min = j == 0 ? w.min : (uint64_t) (K) (pv[j - 1] + 1);
+					bw.max = j == k ? w.max : (uint64_t) (K) (pv[j] - 1);
+					bw.nosplit = c > len / 2;
+				}
+				at += c;
+				if (c <= QS_LEAF && (leaf.end == leaf.start || leaf.end - leaf.start + c <= QS_LEAF))
+				{
+					if (leaf.end == leaf.start)
+						leaf = bw;
+					else
+					{
+						leaf.end = bw.end;
+						leaf.max = bw.max;
+					}
+					continue;
+				}
+				if (leaf.end > leaf.start)
+					rest.push_back(leaf);
+				leaf = {0, 0, src ^ 1, 0, 0, false};
+				if (c <= QS_LEAF)
+					leaf = bw;
+				else
+					rest.push_back(bw);
+			}
+			if (leaf.end > leaf.start)
+				rest.push_back(leaf);
+			if (at != w.end)
+				return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: buckets do not add up");
+		}
+		work->swap(rest);
+		qs_trace(stream, "split: host", work->size());
+	}
+}
+
 template <typename K>
 gpusort_status
 quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void *temp,
@@ -829,17 +1665,20 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	const size_t maxseq = qs_max_sequences(n);
 	qs_task    *d_tasks = (qs_task *) (tp + maxseq * sizeof(qs_seq<K>));
 	qs_leaf    *d_leaves = (qs_leaf *) (d_tasks + qs_max_tasks(n));
+	const size_t leaf_capacity = qs_leaf_capacity(n);
 	/* the range read's head, laid out as the radix sort's, 16-byte aligned */
-	void	   *d_head = (void *) (((uintptr_t) (d_leaves + 2 * maxseq) + 15) & ~(uintptr_t) 15);
+	void	   *d_head = (void *) (((uintptr_t) (d_leaves + leaf_capacity) + 15) & ~(uintptr_t) 15);
 	/* then the multi-pivot round's pivots and counts */
 	qs_multi   *d_multi = (qs_multi *) (((uintptr_t) d_head + ONESWEEP_SUMMARY_OFFSET +
 										 ONESWEEP_SUMMARY_BYTES + 15) & ~(uintptr_t) 15);
 	qs_multi   *h_multi = qs_host_multi();
+	void	   *split_temp = (void *) (d_multi + 1);
 	static std::vector<qs_seq<K> > seqs;
 	static std::vector<qs_task> tasks;
-	std::vector<qs_leaf> leaves;
-	std::vector<qs_work> work,
-				next;
+	/* kept between calls, so that their memory is reused */
+	static std::vector<qs_leaf> leaves,
+				ordered;
+	static std::vector<qs_work> work;
 	unsigned long long range[2];
 	int			dev,
 				sms,
@@ -849,12 +1688,15 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	stats->phase_one_rounds = 0;
 	stats->sequences = 0;
 	*out = 1;
+	leaves.clear();
+	work.clear();
 	if (n == 0)
 		return GPUSORT_OK;
 	if (n > ((size_t) 1 << 31) || temp_bytes < quicksort_temp_bytes(n, sizeof(K)))
 		return GPUSORT_ERR_INVALID_ARGUMENT;
 	CUDA_TRY(cudaGetDevice(&dev));
 	CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	qs_trace(stream, NULL, 0);
 	if (positions)
 	{
 		onesweep_iota_kernel<<<grid, 256, 0, stream>>>(vals[0], n);
@@ -881,6 +1723,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		range[1] = look->range[1];
 		sample_distinct = look->distinct;
 	}
+	qs_trace(stream, "range read", n);
 	if (range[0] == range[1])
 	{
 		/* one value: in order already, where it is (O(n): iota and one read) */
@@ -895,10 +1738,19 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		if (mst != GPUSORT_OK)
 			return mst;
 	}
+	qs_trace(stream, "multi-pivot round", work.size());
 	if (work.empty())
 		work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
 
-	const size_t minlength = std::max<size_t>(n / maxseq, QS_LEAF);
+	gpusort_status sst = qs_split_rounds<K>(keys, vals, n, split_temp, sms, stream, &work, stats);
+
+	if (sst != GPUSORT_OK)
+		return sst;
+
+	/* after split rounds, what they left is for phase two (up to QS_SPLIT_MIN) */
+	const size_t minlength = std::max<size_t>(n / maxseq,
+											  n > QS_SPLIT_MIN && qs_split_enabled()
+											  ? QS_SPLIT_MIN : QS_LEAF);
 	const size_t max_blocks = (size_t) sms * qs_tasks_per_sm();
 
 	/* [b, e) of sequence q in tasks of at most chunk pairs */
@@ -922,17 +1774,41 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		if (leaves.empty())
 			return GPUSORT_OK;
 		stats->sequences += (int) leaves.size();
-		CUDA_TRY(cudaMemcpyAsync(d_leaves, leaves.data(), leaves.size() * sizeof(qs_leaf),
+		qs_trace(stream, "phase two: before", leaves.size());
+
+		/* those the register network sorts first, then the others */
+		size_t		nreg;
+
+		ordered.clear();
+		for (const qs_leaf &l : leaves)
+			if (l.end - l.start > QS_LEAF / 2 && l.end - l.start <= QS_LEAF)
+				ordered.push_back(l);
+		nreg = ordered.size();
+		for (const qs_leaf &l : leaves)
+			if (!(l.end - l.start > QS_LEAF / 2 && l.end - l.start <= QS_LEAF))
+				ordered.push_back(l);
+		CUDA_TRY(cudaMemcpyAsync(d_leaves, ordered.data(), ordered.size() * sizeof(qs_leaf),
 								 cudaMemcpyHostToDevice, stream));
-		qs_phase_two_kernel<K><<<(unsigned) leaves.size(), QS_THREADS, 0, stream>>>(
-			d_leaves, keys[0], vals[0], keys[1], vals[1]);
-		CUDA_TRY_LAUNCH("qs_phase_two_kernel");
+		qs_trace(stream, "phase two: leaves in", leaves.size());
+		if (nreg > 0)
+		{
+			qs_leaf_kernel<K><<<(unsigned) nreg, QS_THREADS, 0, stream>>>(
+				d_leaves, keys[0], vals[0], keys[1], vals[1]);
+			CUDA_TRY_LAUNCH("qs_leaf_kernel");
+			qs_trace(stream, "phase two: register leaves", nreg);
+		}
+		if (ordered.size() > nreg)
+		{
+			qs_phase_two_kernel<K><<<(unsigned) (ordered.size() - nreg), QS_THREADS, 0, stream>>>(
+				d_leaves + nreg, keys[0], vals[0], keys[1], vals[1]);
+			CUDA_TRY_LAUNCH("qs_phase_two_kernel");
+		}
+		qs_trace(stream, "phase two", leaves.size());
 		/* the host copy of the leaves must live until the copy is done */
 		CUDA_TRY(cudaStreamSynchronize(stream));
 		leaves.clear();
 		return GPUSORT_OK;
 	};
-	const size_t leaf_capacity = 2 * maxseq;
 
 	/*
 	 * Phase one, until every sequence is short (at most minlength) or of
@@ -942,9 +1818,14 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	 */
 	while (!work.empty())
 	{
-		std::vector<qs_work> active,
-					copies;
+		static std::vector<qs_work> active,
+					copies,
+					later;		/* long ones in the other buffer: a round after */
 		gpusort_status fst;
+
+		active.clear();
+		copies.clear();
+		later.clear();
 
 		for (const qs_work &w : work)
 		{
@@ -972,10 +1853,12 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 					return fst;
 				leaves.push_back({w.start, w.end, w.buf});
 			}
+			else if (!active.empty() && w.buf != active[0].buf)
+				later.push_back(w);
 			else
 				active.push_back(w);
 		}
-		work.clear();
+		work.swap(later);
 		if (!copies.empty())
 		{
 			size_t		total = 0;
@@ -1044,6 +1927,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		CUDA_TRY(cudaMemcpyAsync(seqs.data(), d_seqs, seqs.size() * sizeof(qs_seq<K>),
 								 cudaMemcpyDeviceToHost, stream));
 		CUDA_TRY(cudaStreamSynchronize(stream));
+		qs_trace(stream, "phase one round", seqs.size());
 		stats->phase_one_rounds++;
 		for (const qs_seq<K> &sq : seqs)
 		{
