@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <vector>
 
@@ -533,7 +534,7 @@ qs_multi_scatter_kernel(const K *__restrict__ ks, const uint32_t *__restrict__ v
 #define QS_SPLIT_BUCKETS (2 * QS_SPLIT_PIVOTS + 1)
 #define QS_SPLIT_BITS	9			/* bucket numbers and the sentinel QS_SPLIT_BUCKETS */
 static_assert(QS_SPLIT_BUCKETS == (1 << QS_SPLIT_BITS) - 1, "the sentinel is all ones");
-#define QS_SPLIT_SAMPLE	2048		/* keys sampled per sequence (8 per pivot at most pivots) */
+#define QS_SPLIT_SAMPLE	4096		/* keys sampled per sequence (16 per pivot at most pivots) */
 #define QS_SPLIT_TARGET	(QS_LEAF / 2)	/* pairs a bucket is meant to get */
 #define QS_SPLIT_MIN	(8 * QS_LEAF)	/* longer sequences are split; shorter ones are leaves */
 #define QS_SPLIT_TASKS_PER_SM 4
@@ -593,7 +594,7 @@ qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *
 	__shared__ uint32_t wsum[QS_WARPS];
 	const qs_split_seq sq = seqs[blockIdx.x];
 	const uint32_t len = sq.end - sq.start,
-				stride = len / QS_SPLIT_SAMPLE;	/* >= 8: len > QS_SPLIT_MIN */
+				stride = len / QS_SPLIT_SAMPLE;	/* >= 4: len > QS_SPLIT_MIN */
 	const int	t = threadIdx.x,
 				lane = t & 31,
 				warp = t >> 5;
@@ -656,7 +657,10 @@ qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *
 		npiv[blockIdx.x] = total;
 }
 
-/* The task's sequence's pivots into shared memory; returns how many. */
+/*
+ * The task's sequence's pivots into shared memory (piv: QS_SPLIT_PIVOTS + 1
+ * places, those past the k pivots all ones); returns k.
+ */
 template <typename K>
 __device__ __forceinline__ int
 qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *pivots,
@@ -665,9 +669,27 @@ qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *piv
 	const int	k = (int) npiv[task.seq];
 	const uint32_t base = seqs[task.seq].pivot_base;
 
-	for (int i = threadIdx.x; i < k; i += QS_THREADS)
-		piv[i] = pivots[base + i];
+	for (int i = threadIdx.x; i < QS_SPLIT_PIVOTS + 1; i += QS_THREADS)
+		piv[i] = i < k ? pivots[base + i] : ~(K) 0;
 	return k;
+}
+
+/*
+ * qs_bucket over the padded pivots: a fixed number of halvings without
+ * branches, so that the searches of a thread's items overlap.
+ */
+template <typename K>
+__device__ __forceinline__ uint32_t
+qs_split_bucket(K x, const K *piv, int k)
+{
+	static_assert(QS_SPLIT_PIVOTS + 1 == 256, "eight halvings");
+	int			lo = 0;			/* pivots below x among the first 255 places */
+
+#pragma unroll
+	for (int half = 128; half > 0; half >>= 1)
+		lo += piv[lo + half - 1] < x ? half : 0;
+	lo = min(lo, k);
+	return 2 * lo + (lo < k && piv[lo] == x);
 }
 
 /* Each task's pairs of each bucket of its sequence. */
@@ -677,7 +699,7 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 					  const uint32_t *npiv, const K *__restrict__ keys, uint32_t *counts)
 {
 	constexpr int ITEMS = qs_split_items<K>::ITEMS;
-	__shared__ K piv[QS_SPLIT_PIVOTS];
+	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
 	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS];
 	const qs_split_task task = tasks[blockIdx.x];
 	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv),
@@ -704,7 +726,7 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 		{
 			const uint32_t idx = step + i * QS_THREADS + t;
 
-			(void) qs_warp_count_bits<QS_SPLIT_BITS>(idx < task.end ? qs_bucket(key[i], piv, k)
+			(void) qs_warp_count_bits<QS_SPLIT_BITS>(idx < task.end ? qs_split_bucket(key[i], piv, k)
 													 : QS_SPLIT_BUCKETS, cnt, lane);
 		}
 	}
@@ -781,7 +803,7 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 	constexpr int ITEMS = qs_split_items<K>::ITEMS,
 				STEP = qs_split_items<K>::STEP;
 	static_assert(QS_SPLIT_BUCKETS <= 2 * QS_THREADS, "two buckets a thread in the scan");
-	__shared__ K piv[QS_SPLIT_PIVOTS];
+	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
 	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS],
 				base[QS_SPLIT_BUCKETS],
 				first[QS_SPLIT_BUCKETS],
@@ -818,7 +840,7 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 
 			key[i] = in ? ks[idx] : (K) 0;
 			val[i] = in ? vs[idx] : 0;
-			bucket[i] = in ? qs_bucket(key[i], piv, k) : QS_SPLIT_BUCKETS;
+			bucket[i] = in ? qs_split_bucket(key[i], piv, k) : QS_SPLIT_BUCKETS;
 		}
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
@@ -1404,6 +1426,38 @@ qs_trace(cudaStream_t stream, const char *what, size_t count)
 	last = now;
 }
 
+/*
+ * A pinned host buffer of at least bytes (slot 0: the split rounds'
+ * results, 1: the leaves), kept and grown between calls; NULL where pinned
+ * memory cannot be had (then pageable memory is copied, more slowly).
+ */
+static void *
+qs_pinned(int slot, size_t bytes)
+{
+	static void *buf[2];
+	static size_t cap[2];
+	static bool failed = false;
+
+	if (bytes <= cap[slot])
+		return buf[slot];
+	if (failed)
+		return NULL;
+	if (buf[slot] != NULL)
+		(void) cudaFreeHost(buf[slot]);
+	buf[slot] = NULL;
+	cap[slot] = 0;
+	bytes = std::max<size_t>(2 * bytes, (size_t) 1 << 20);
+	if (cudaMallocHost(&buf[slot], bytes) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		buf[slot] = NULL;
+		failed = true;
+		return NULL;
+	}
+	cap[slot] = bytes;
+	return buf[slot];
+}
+
 /* Room the split rounds need in temp for n pairs (none below QS_SPLIT_MIN). */
 struct qs_split_caps
 {
@@ -1577,14 +1631,27 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 			keys[src ^ 1], vals[src ^ 1]);
 		CUDA_TRY_LAUNCH("qs_split_scatter_kernel");
 		qs_trace(stream, "split: scatter", total);
-		npiv.resize(seqs.size());
-		totals.resize(nbuckets);
-		pivots.resize(npivots);
-		CUDA_TRY(cudaMemcpyAsync(npiv.data(), d_npiv, npiv.size() * sizeof(uint32_t),
+		/* the pivot counts, bucket totals and pivots back, into pinned memory if it can be had */
+		const size_t tot_at = (seqs.size() * sizeof(uint32_t) + 15) & ~(size_t) 15,
+					piv_at = (tot_at + nbuckets * sizeof(uint32_t) + 15) & ~(size_t) 15;
+		unsigned char *h = (unsigned char *) qs_pinned(0, piv_at + npivots * sizeof(K));
+
+		if (h == NULL)
+		{
+			npiv.resize(seqs.size());
+			totals.resize(nbuckets);
+			pivots.resize(npivots);
+		}
+
+		uint32_t   *h_npiv = h ? (uint32_t *) h : npiv.data(),
+				   *h_totals = h ? (uint32_t *) (h + tot_at) : totals.data();
+		K		   *h_pivots = h ? (K *) (h + piv_at) : pivots.data();
+
+		CUDA_TRY(cudaMemcpyAsync(h_npiv, d_npiv, seqs.size() * sizeof(uint32_t),
 								 cudaMemcpyDeviceToHost, stream));
-		CUDA_TRY(cudaMemcpyAsync(totals.data(), d_totals, totals.size() * sizeof(uint32_t),
+		CUDA_TRY(cudaMemcpyAsync(h_totals, d_totals, nbuckets * sizeof(uint32_t),
 								 cudaMemcpyDeviceToHost, stream));
-		CUDA_TRY(cudaMemcpyAsync(pivots.data(), d_pivots, pivots.size() * sizeof(K),
+		CUDA_TRY(cudaMemcpyAsync(h_pivots, d_pivots, npivots * sizeof(K),
 								 cudaMemcpyDeviceToHost, stream));
 		CUDA_TRY(cudaStreamSynchronize(stream));
 		qs_trace(stream, "split: copies out", nbuckets);
@@ -1595,8 +1662,8 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		{
 			const qs_work &w = split[q];
 			const qs_split_seq &sq = seqs[q];
-			const uint32_t k = npiv[q];
-			const K    *pv = &pivots[sq.pivot_base];
+			const uint32_t k = h_npiv[q];
+			const K    *pv = &h_pivots[sq.pivot_base];
 			const uint32_t len = w.end - w.start;
 			uint32_t	at = w.start;
 			qs_work		leaf = {0, 0, src ^ 1, 0, 0, false};
@@ -1605,7 +1672,7 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 				return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: bad pivot count");
 			for (uint32_t b = 0; b < 2 * k + 1; b++)
 			{
-				const uint32_t c = totals[sq.bucket_base + b],
+				const uint32_t c = h_totals[sq.bucket_base + b],
 							j = b >> 1;
 				qs_work		bw;
 
@@ -1787,8 +1854,12 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		for (const qs_leaf &l : leaves)
 			if (!(l.end - l.start > QS_LEAF / 2 && l.end - l.start <= QS_LEAF))
 				ordered.push_back(l);
-		CUDA_TRY(cudaMemcpyAsync(d_leaves, ordered.data(), ordered.size() * sizeof(qs_leaf),
-								 cudaMemcpyHostToDevice, stream));
+		qs_leaf    *h_leaves = (qs_leaf *) qs_pinned(1, ordered.size() * sizeof(qs_leaf));
+
+		if (h_leaves != NULL)
+			memcpy(h_leaves, ordered.data(), ordered.size() * sizeof(qs_leaf));
+		CUDA_TRY(cudaMemcpyAsync(d_leaves, h_leaves ? h_leaves : ordered.data(),
+								 ordered.size() * sizeof(qs_leaf), cudaMemcpyHostToDevice, stream));
 		qs_trace(stream, "phase two: leaves in", leaves.size());
 		if (nreg > 0)
 		{
