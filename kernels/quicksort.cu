@@ -341,8 +341,8 @@ qs_bucket(K x, const K *pivot, int k)
 }
 
 /*
- * Add the warp's keys of bucket b (this lane's; none where b is the
- * sentinel) to cnt with one shared atomic per bucket; returns the lane's
+ * Add the warp's keys of bucket b (this lane's; nothing where b is the
+ * sentinel none or above) to cnt with one shared atomic per bucket; returns the lane's
  * place among the bucket's keys counted so far.
  */
 __device__ __forceinline__ uint32_t

@@ -9,7 +9,15 @@
  * buckets below, equal to and between the k pivots -- the equal ones are
  * finished, so keys of few distinct values are sorted in one pass, and
  * skewed keys lose their common values at once; the rest go on below.
- * Phase one: many blocks share each sequence longer than n / QS_MAXSEQ,
+ * Split rounds (phase one on today's hardware): every sequence longer than
+ * 16,384 pairs is cut, many blocks per sequence, into up to 511 buckets
+ * around up to 255 pivots -- quantiles of a sample of its keys -- by a
+ * count pass, a scan of each block's counts (its first place in each
+ * bucket, no atomics) and a scatter through shared memory in bucket order;
+ * the equal buckets are finished, small neighbouring buckets are joined
+ * into leaves of up to QS_LEAF pairs, long ones are split again.
+ * Phase one (two-way, what the split rounds leave or all of it under
+ * GPUSORT_QS_SPLIT=0): many blocks share each sequence longer than n / QS_MAXSEQ,
  * round after round until none is left (skewed keys take more rounds, not
  * longer leaves for a single block).  The pivot is the midpoint of the
  * sequence's minimum and maximum; a block walks its section a step at a
@@ -24,7 +32,9 @@
  * that the smaller is sorted next; median-of-three pivot; a count pass,
  * then a three-way scatter (smaller | equal | larger) into the other
  * buffer, the equal run being finished; sequences that fit in shared
- * memory are finished by a bitonic sort there (bitonic.cuh).
+ * memory are finished by a bitonic sort there (bitonic.cuh); leaves of
+ * QS_LEAF / 2 to QS_LEAF pairs by a kernel of their own, whose bitonic
+ * network keeps a thread's places in registers.
  */
 #ifndef GPUSORT_QUICKSORT_CUH
 #define GPUSORT_QUICKSORT_CUH
