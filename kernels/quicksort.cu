@@ -341,14 +341,14 @@ qs_bucket(K x, const K *pivot, int k)
 }
 
 /*
- * Add the warp's keys of bucket b (this lane's; nothing where b is the
- * sentinel none or above) to cnt with one shared atomic per bucket; returns the lane's
- * place among the bucket's keys counted so far.
+ * The lanes of peers (this lane's bucket b among them) add themselves to
+ * cnt[b] with one shared atomic, by the lowest of them (none where b is
+ * the sentinel none); returns the lane's place among the bucket's keys
+ * counted so far.
  */
 __device__ __forceinline__ uint32_t
-qs_warp_count(uint32_t b, uint32_t *cnt, int lane, uint32_t none = QS_BUCKETS_MAX)
+qs_peers_add(uint32_t peers, uint32_t b, uint32_t none, uint32_t *cnt, int lane)
 {
-	const uint32_t peers = __match_any_sync(0xffffffffu, b);
 	const int	leader = __ffs(peers) - 1;
 	uint32_t	before = 0;
 
@@ -356,6 +356,13 @@ qs_warp_count(uint32_t b, uint32_t *cnt, int lane, uint32_t none = QS_BUCKETS_MA
 		before = atomicAdd(&cnt[b], (uint32_t) __popc(peers));
 	before = __shfl_sync(0xffffffffu, before, leader);
 	return before + __popc(peers & ((1u << lane) - 1));
+}
+
+/* qs_peers_add for the warp's keys of bucket b, peers found by __match_any_sync. */
+__device__ __forceinline__ uint32_t
+qs_warp_count(uint32_t b, uint32_t *cnt, int lane)
+{
+	return qs_peers_add(__match_any_sync(0xffffffffu, b), b, QS_BUCKETS_MAX, cnt, lane);
 }
 
 /*
@@ -377,14 +384,7 @@ qs_warp_count_bits(uint32_t b, uint32_t *cnt, int lane)
 
 		peers &= bit ? bal : ~bal;
 	}
-
-	const int	leader = __ffs(peers) - 1;
-	uint32_t	before = 0;
-
-	if (lane == leader && b < (1u << BITS) - 1)
-		before = atomicAdd(&cnt[b], (uint32_t) __popc(peers));
-	before = __shfl_sync(0xffffffffu, before, leader);
-	return before + __popc(peers & ((1u << lane) - 1));
+	return qs_peers_add(peers, b, (1u << BITS) - 1, cnt, lane);
 }
 
 /*
@@ -567,6 +567,32 @@ struct qs_split_task
 				count_base;		/* its 2 kmax + 1 counts (then first places) */
 };
 
+/*
+ * Exclusive scan of x over a block of WARPS warps (wsum: WARPS words of
+ * shared memory; barriers inside, so every thread calls it); *total gets
+ * the block's sum.
+ */
+template <int WARPS>
+__device__ __forceinline__ uint32_t
+qs_block_exclusive_scan(uint32_t x, uint32_t *wsum, uint32_t *total)
+{
+	const int	lane = threadIdx.x & 31,
+				warp = threadIdx.x >> 5;
+	uint32_t	all,
+				before = warp_exclusive_scan_lanes(x, lane, &all);
+
+	if (lane == 0)
+		wsum[warp] = all;
+	__syncthreads();
+	*total = 0;
+	for (int w = 0; w < WARPS; w++)
+	{
+		before += w < warp ? wsum[w] : 0;
+		*total += wsum[w];
+	}
+	return before;
+}
+
 /* A 32-bit mix (for the sample's places). */
 __device__ __forceinline__ uint32_t
 qs_hash(uint32_t x)
@@ -595,9 +621,7 @@ qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *
 	const qs_split_seq sq = seqs[blockIdx.x];
 	const uint32_t len = sq.end - sq.start,
 				stride = len / QS_SPLIT_SAMPLE;	/* >= 4: len > QS_SPLIT_MIN */
-	const int	t = threadIdx.x,
-				lane = t & 31,
-				warp = t >> 5;
+	const int	t = threadIdx.x;
 
 	for (int i = t; i < QS_SPLIT_SAMPLE; i += QS_THREADS)
 	{
@@ -637,20 +661,9 @@ qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *
 		keep = t == 0 || cand != s[(size_t) t * QS_SPLIT_SAMPLE / (k + 1)];
 	}
 
-	const uint32_t bal = __ballot_sync(0xffffffffu, keep);
+	uint32_t	total;
+	const uint32_t before = qs_block_exclusive_scan<QS_WARPS>(keep, wsum, &total);
 
-	if (lane == 0)
-		wsum[warp] = __popc(bal);
-	__syncthreads();
-
-	uint32_t	before = __popc(bal & ((1u << lane) - 1)),
-				total = 0;
-
-	for (int w = 0; w < QS_WARPS; w++)
-	{
-		before += w < warp ? wsum[w] : 0;
-		total += wsum[w];
-	}
 	if (keep)
 		pivots[sq.pivot_base + before] = cand;
 	if (t == 0)
@@ -658,19 +671,23 @@ qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *
 }
 
 /*
- * The task's sequence's pivots into shared memory (piv: QS_SPLIT_PIVOTS + 1
- * places, those past the k pivots all ones); returns k.
+ * The start of a split kernel: the task's sequence's pivots into shared
+ * memory (piv: QS_SPLIT_PIVOTS + 1 places, those past the k pivots all
+ * ones) and the block's 2k + 1 bucket counts zeroed (a barrier to follow);
+ * returns k.
  */
 template <typename K>
 __device__ __forceinline__ int
 qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *pivots,
-			   const uint32_t *npiv, K *piv)
+			   const uint32_t *npiv, K *piv, uint32_t *cnt)
 {
 	const int	k = (int) npiv[task.seq];
 	const uint32_t base = seqs[task.seq].pivot_base;
 
 	for (int i = threadIdx.x; i < QS_SPLIT_PIVOTS + 1; i += QS_THREADS)
 		piv[i] = i < k ? pivots[base + i] : ~(K) 0;
+	for (int b = threadIdx.x; b < 2 * k + 1; b += QS_THREADS)
+		cnt[b] = 0;
 	return k;
 }
 
@@ -702,13 +719,11 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
 	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS];
 	const qs_split_task task = tasks[blockIdx.x];
-	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv),
+	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv, cnt),
 				nb = 2 * k + 1,
 				t = threadIdx.x,
 				lane = t & 31;
 
-	for (int b = t; b < nb; b += QS_THREADS)
-		cnt[b] = 0;
 	__syncthreads();
 	for (uint32_t step = task.begin; step < task.end; step += qs_split_items<K>::STEP)
 	{
@@ -747,9 +762,7 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
 	__shared__ uint32_t wsum[QS_SPLIT_OFFSET_THREADS / 32];
 	const qs_split_seq sq = seqs[blockIdx.x];
 	const int	nb = 2 * (int) npiv[blockIdx.x] + 1,
-				b = threadIdx.x,
-				lane = b & 31,
-				warp = b >> 5;
+				b = threadIdx.x;
 	const bool	in = b < nb;
 	uint32_t	total = 0;
 
@@ -762,14 +775,9 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
 	}
 
 	/* exclusive scan of the totals over the buckets */
-	uint32_t	all,
-				before = warp_exclusive_scan_lanes(total, lane, &all);
+	uint32_t	all;
+	const uint32_t before = qs_block_exclusive_scan<QS_SPLIT_OFFSET_THREADS / 32>(total, wsum, &all);
 
-	if (lane == 0)
-		wsum[warp] = all;
-	__syncthreads();
-	for (int w = 0; w < warp; w++)
-		before += wsum[w];
 	if (in)
 	{
 		uint32_t	run = sq.start + before;
@@ -812,17 +820,13 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 	__shared__ uint32_t sv[STEP],
 				sd[STEP];
 	const qs_split_task task = tasks[blockIdx.x];
-	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv),
+	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv, cnt),
 				nb = 2 * k + 1,
 				t = threadIdx.x,
-				lane = t & 31,
-				warp = t >> 5;
+				lane = t & 31;
 
 	for (int b = t; b < nb; b += QS_THREADS)
-	{
-		cnt[b] = 0;
 		base[b] = counts[task.count_base + b];
-	}
 	__syncthreads();
 	for (uint32_t step = task.begin; step < task.end; step += STEP)
 	{
@@ -851,14 +855,9 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 		{
 			const uint32_t c0 = 2 * t < nb ? cnt[2 * t] : 0,
 						c1 = 2 * t + 1 < nb ? cnt[2 * t + 1] : 0;
-			uint32_t	all,
-						before = warp_exclusive_scan_lanes(c0 + c1, lane, &all);
+			uint32_t	all;
+			const uint32_t before = qs_block_exclusive_scan<QS_WARPS>(c0 + c1, wsum, &all);
 
-			if (lane == 0)
-				wsum[warp] = all;
-			__syncthreads();
-			for (int w = 0; w < warp; w++)
-				before += wsum[w];
 			if (2 * t < nb)
 				first[2 * t] = before;
 			if (2 * t + 1 < nb)
@@ -1500,13 +1499,23 @@ qs_split_temp_bytes(size_t n, int key_bytes)
 		c.pivots * (size_t) key_bytes + 16;
 }
 
-/* Whether the split rounds run (GPUSORT_QS_SPLIT=0: the paper's two-way phase one only). */
+/*
+ * Whether the split rounds run for n pairs (GPUSORT_QS_SPLIT=0: the paper's
+ * two-way phase one only).
+ */
 static bool
-qs_split_enabled(void)
+qs_split_applies(size_t n)
 {
 	static const bool on = qs_tuning("GPUSORT_QS_SPLIT", 1, 0, 1) != 0;
 
-	return on;
+	return on && n > QS_SPLIT_MIN;
+}
+
+/* The most pivots a sequence of len > QS_SPLIT_MIN pairs gets: buckets of about QS_SPLIT_TARGET. */
+static uint32_t
+qs_split_kmax(size_t len)
+{
+	return (uint32_t) std::min<size_t>(QS_SPLIT_PIVOTS, len / QS_SPLIT_TARGET - 1);
 }
 
 /*
@@ -1538,7 +1547,7 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 				totals;
 	static std::vector<K> pivots;
 
-	if (cap.seqs == 0 || !qs_split_enabled())
+	if (!qs_split_applies(n))
 		return GPUSORT_OK;
 	static std::vector<qs_work> rest,
 				split;
@@ -1555,12 +1564,9 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		for (const qs_work &w : *work)
 		{
 			const size_t len = w.end - w.start;
-			const size_t kmax = std::min<size_t>(QS_SPLIT_PIVOTS,
-												 std::max<size_t>(len / QS_SPLIT_TARGET, 2) - 1);
-
 			if (w.min == w.max || w.nosplit || len <= QS_SPLIT_MIN ||
 				(src >= 0 && w.buf != src) || split.size() == cap.seqs ||
-				npivots + kmax > cap.pivots)
+				npivots + qs_split_kmax(len) > cap.pivots)
 			{
 				rest.push_back(w);
 				continue;
@@ -1568,8 +1574,7 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 			src = w.buf;
 			split.push_back(w);
 			total += len;
-			npivots += kmax;
-			nbuckets += 2 * kmax + 1;
+			npivots += qs_split_kmax(len);
 		}
 		if (split.empty())
 			return GPUSORT_OK;
@@ -1591,8 +1596,7 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 
 			sq.start = w.start;
 			sq.end = w.end;
-			sq.kmax = (uint32_t) std::min<size_t>(QS_SPLIT_PIVOTS,
-												  std::max<size_t>(len / QS_SPLIT_TARGET, 2) - 1);
+			sq.kmax = qs_split_kmax(len);
 			sq.pivot_base = (uint32_t) npivots;
 			sq.bucket_base = (uint32_t) nbuckets;
 			sq.first_task = (uint32_t) tasks.size();
@@ -1669,7 +1673,8 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 			const K    *pv = &h_pivots[sq.pivot_base];
 			const uint32_t len = w.end - w.start;
 			uint32_t	at = w.start;
-			qs_work		leaf = {0, 0, src ^ 1, 0, 0, false};
+			qs_work		leaf;		/* small buckets joined so far */
+			bool		joining = false;
 
 			if (k < 1 || k > sq.kmax)
 				return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: bad pivot count");
@@ -1695,26 +1700,21 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 					bw.nosplit = c > len / 2;
 				}
 				at += c;
-				if (c <= QS_LEAF && (leaf.end == leaf.start || leaf.end - leaf.start + c <= QS_LEAF))
+				if (joining && c <= QS_LEAF && leaf.end - leaf.start + c <= QS_LEAF)
 				{
-					if (leaf.end == leaf.start)
-						leaf = bw;
-					else
-					{
-						leaf.end = bw.end;
-						leaf.max = bw.max;
-					}
+					leaf.end = bw.end;
+					leaf.max = bw.max;
 					continue;
 				}
-				if (leaf.end > leaf.start)
+				if (joining)
 					rest.push_back(leaf);
-				leaf = {0, 0, src ^ 1, 0, 0, false};
-				if (c <= QS_LEAF)
+				joining = c <= QS_LEAF;
+				if (joining)
 					leaf = bw;
 				else
 					rest.push_back(bw);
 			}
-			if (leaf.end > leaf.start)
+			if (joining)
 				rest.push_back(leaf);
 			if (at != w.end)
 				return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: buckets do not add up");
@@ -1746,8 +1746,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	static std::vector<qs_seq<K> > seqs;
 	static std::vector<qs_task> tasks;
 	/* kept between calls, so that their memory is reused */
-	static std::vector<qs_leaf> leaves,
-				ordered;
+	static std::vector<qs_leaf> leaves;
 	static std::vector<qs_work> work;
 	unsigned long long range[2];
 	int			dev,
@@ -1819,8 +1818,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 
 	/* after split rounds, what they left is for phase two (up to QS_SPLIT_MIN) */
 	const size_t minlength = std::max<size_t>(n / maxseq,
-											  n > QS_SPLIT_MIN && qs_split_enabled()
-											  ? QS_SPLIT_MIN : QS_LEAF);
+											  qs_split_applies(n) ? QS_SPLIT_MIN : QS_LEAF);
 	const size_t max_blocks = (size_t) sms * qs_tasks_per_sm();
 
 	/* [b, e) of sequence q in tasks of at most chunk pairs */
@@ -1846,23 +1844,16 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		stats->sequences += (int) leaves.size();
 		qs_trace(stream, "phase two: before", leaves.size());
 
-		/* those the register network sorts first, then the others */
-		size_t		nreg;
-
-		ordered.clear();
-		for (const qs_leaf &l : leaves)
-			if (l.end - l.start > QS_LEAF / 2 && l.end - l.start <= QS_LEAF)
-				ordered.push_back(l);
-		nreg = ordered.size();
-		for (const qs_leaf &l : leaves)
-			if (!(l.end - l.start > QS_LEAF / 2 && l.end - l.start <= QS_LEAF))
-				ordered.push_back(l);
-		qs_leaf    *h_leaves = (qs_leaf *) qs_pinned(1, ordered.size() * sizeof(qs_leaf));
+		/* those the register network sorts first, then the others (leaves are disjoint: any order) */
+		const size_t nreg = std::partition(leaves.begin(), leaves.end(), [](const qs_leaf &l) {
+			return l.end - l.start > QS_LEAF / 2 && l.end - l.start <= QS_LEAF;
+		}) - leaves.begin();
+		qs_leaf    *h_leaves = (qs_leaf *) qs_pinned(1, leaves.size() * sizeof(qs_leaf));
 
 		if (h_leaves != NULL)
-			memcpy(h_leaves, ordered.data(), ordered.size() * sizeof(qs_leaf));
-		CUDA_TRY(cudaMemcpyAsync(d_leaves, h_leaves ? h_leaves : ordered.data(),
-								 ordered.size() * sizeof(qs_leaf), cudaMemcpyHostToDevice, stream));
+			memcpy(h_leaves, leaves.data(), leaves.size() * sizeof(qs_leaf));
+		CUDA_TRY(cudaMemcpyAsync(d_leaves, h_leaves ? h_leaves : leaves.data(),
+								 leaves.size() * sizeof(qs_leaf), cudaMemcpyHostToDevice, stream));
 		qs_trace(stream, "phase two: leaves in", leaves.size());
 		if (nreg > 0)
 		{
@@ -1871,9 +1862,9 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 			CUDA_TRY_LAUNCH("qs_leaf_kernel");
 			qs_trace(stream, "phase two: register leaves", nreg);
 		}
-		if (ordered.size() > nreg)
+		if (leaves.size() > nreg)
 		{
-			qs_phase_two_kernel<K><<<(unsigned) (ordered.size() - nreg), QS_THREADS, 0, stream>>>(
+			qs_phase_two_kernel<K><<<(unsigned) (leaves.size() - nreg), QS_THREADS, 0, stream>>>(
 				d_leaves + nreg, keys[0], vals[0], keys[1], vals[1]);
 			CUDA_TRY_LAUNCH("qs_phase_two_kernel");
 		}
