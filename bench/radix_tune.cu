@@ -6,6 +6,13 @@
  *   radix_tune [n]
  *   radix_tune n hist   the histogram read with and without the one-value
  *                       warp count, on every distribution
+ *   radix_tune n sweep  more tile shapes for 32-bit keys
+ *   radix_tune n blocks narrow policies with 2 to 4 blocks per SM
+ *   radix_tune n early  counts before the ranking or after it
+ *   radix_tune n once [distribution]  one sort by the project's policies
+ *                       and one by CUB, untimed, for a profiler
+ * Every policy's output is compared with CUB's (keys and, both sorts being
+ * stable, payloads); the exit status is 1 if any differed.
  */
 #include <algorithm>
 #include <vector>
@@ -76,6 +83,8 @@ constexpr int HIST_UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_U
 template <typename K, typename F>
 static double time_it(bufs<K> &b, F sort);
 
+static int	failures = 0;		/* policies whose output differed from CUB's */
+
 /*
  * The histogram read of every 8-bit place with UNROLL loads a thread,
  * blocks_per_sm * 132 blocks, with or without the one-value warp count.
@@ -119,6 +128,30 @@ time_it(bufs<K> &b, F sort)
 	return t[t.size() / 2];
 }
 
+/*
+ * CUB's result for the current keys (a stable sort: the payloads too), kept
+ * to check each policy's output against; NULL until cub_line ran.
+ */
+static void *ref_keys = NULL;
+static uint32_t *ref_vals = NULL;
+
+/* Does the last sort's output (buffer o) equal CUB's, keys and payloads? */
+template <typename K>
+static bool
+same_as_cub(bufs<K> &b, int o)
+{
+	std::vector<K> k(b.n), rk(b.n);
+	std::vector<uint32_t> v(b.n), rv(b.n);
+
+	if (ref_keys == NULL)
+		return true;
+	CK(cudaMemcpy(k.data(), b.keys[o], b.n * sizeof(K), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(rk.data(), ref_keys, b.n * sizeof(K), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(v.data(), b.vals[o], b.n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(rv.data(), ref_vals, b.n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+	return k == rk && v == rv;
+}
+
 template <typename POL, typename K>
 static void
 try_policy(bufs<K> &b, const char *name)
@@ -129,8 +162,12 @@ try_policy(bufs<K> &b, const char *name)
 		gpusort_status s = onesweep_sort_pairs_t<POL, K>(b.keys, b.vals, b.n, false, b.temp, 0, &o, &st);
 		if (s != GPUSORT_OK) { fprintf(stderr, "%s: %s\n", name, gpusort_status_message(s)); exit(2); }
 	});
+	bool		ok = same_as_cub(b, o);
 
-	printf("  %-34s %8.3f ms %6.2f G/s  passes %d\n", name, ms, b.n / ms / 1e6, st.passes);
+	printf("  %-34s %8.3f ms %6.2f G/s  passes %d%s\n", name, ms, b.n / ms / 1e6, st.passes,
+		   ok ? "" : "  WRONG (differs from CUB)");
+	if (!ok)
+		failures++;
 }
 
 template <typename K>
@@ -147,6 +184,13 @@ cub_line(bufs<K> &b)
 	});
 	printf("  %-34s %8.3f ms %6.2f G/s\n", "cub", ms, b.n / ms / 1e6);
 	cudaFree(t);
+	/* its output, the reference for the policies after it */
+	cudaFree(ref_keys);
+	cudaFree(ref_vals);
+	CK(cudaMalloc(&ref_keys, b.n * sizeof(K)));
+	CK(cudaMalloc(&ref_vals, b.n * sizeof(uint32_t)));
+	CK(cudaMemcpy(ref_keys, b.keys[1], b.n * sizeof(K), cudaMemcpyDeviceToDevice));
+	CK(cudaMemcpy(ref_vals, b.vals[1], b.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
 }
 
 #define P(...) onesweep_policy<__VA_ARGS__>
@@ -243,6 +287,129 @@ run_sweep_32(size_t n)
 }
 
 /*
+ * Narrow policies with more resident blocks per multiprocessor, on uniform
+ * 32-bit keys (`radix_tune N blocks`); the project's policy first and last.
+ */
+static void
+run_blocks_32(size_t n)
+{
+	typedef uint32_t K;
+	bufs<K>		b;
+	typedef P(1024, 16, 10, 1, false, OR) W;
+	typedef P(384, 24, 8, 2, true, OR, true) N;
+
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	printf("32-bit keys, n=%zu, uniform: narrow policies, 2 to 4 blocks per SM\n", n);
+	fill(b, DIST_UNIFORM);
+	cub_line(b);
+	TRY(N, W);
+	TRY(P(384, 16, 8, 3, true, OR, false), W);
+	TRY(P(384, 17, 8, 3, true, OR, false), W);
+	TRY(P(384, 20, 8, 3, true, OR, false), W);
+	TRY(P(256, 24, 8, 3, true, OR, false), W);
+	TRY(P(256, 24, 8, 3, true, OR, true), W);
+	TRY(P(256, 20, 8, 4, true, OR, false), W);
+	TRY(P(320, 20, 8, 3, true, OR, false), W);
+	TRY(P(512, 16, 8, 2, true, OR, false), W);
+	TRY(P(384, 17, 8, 2, true, OR, true), W);
+	TRY(N, W);
+	bufs_free(b);
+}
+
+/*
+ * Digit counts published before the ranking (EARLY_COUNTS: a shared
+ * histogram of the tile first) against counts after it, both key widths
+ * (`radix_tune N early`): narrow policies on uniform keys, wide ones on
+ * banded 20-bit keys; the project's policies first and last.
+ */
+template <typename K>
+static void
+run_early(size_t n)
+{
+	bufs<K>		b;
+
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	if (sizeof(K) == 4)
+	{
+		typedef onesweep_policies_u32::narrow N;
+		typedef onesweep_policies_u32::wide W;
+
+		printf("32-bit keys, n=%zu, uniform: narrow policies\n", n);
+		fill(b, DIST_UNIFORM);
+		cub_line(b);
+		TRY(N, W);
+		TRY(P(384, 24, 8, 2, false, OR, true), W);
+		TRY(P(384, 20, 8, 2, true, OR, true), W);
+		TRY(P(384, 16, 8, 2, true, OR, true), W);
+		TRY(P(256, 24, 8, 2, true, OR, true), W);
+		TRY(P(512, 16, 8, 2, true, OR, true), W);
+		TRY(P(384, 18, 8, 2, true, OR, false), W);
+		TRY(N, W);
+		printf("32-bit keys, n=%zu, banded20: wide policies\n", n);
+		fill(b, DIST_BANDED20);
+		cub_line(b);
+		TRY(N, W);
+		TRY(N, P(1024, 16, 10, 1, true, OR));
+		TRY(N, P(1024, 16, 10, 1, false, OR));
+		TRY(N, P(768, 20, 10, 1, true, OR));
+		TRY(N, P(512, 32, 10, 1, true, OR));
+		TRY(N, W);
+	}
+	else
+	{
+		typedef onesweep_policies_u64::narrow N;
+		typedef onesweep_policies_u64::wide W;
+
+		printf("64-bit keys, n=%zu, uniform: narrow policies\n", n);
+		fill(b, DIST_UNIFORM);
+		cub_line(b);
+		TRY(N, W);
+		TRY(P(256, 24, 8, 2, false, OR, true), W);
+		TRY(P(256, 20, 8, 2, true, OR, true), W);
+		TRY(N, W);
+		printf("64-bit keys, n=%zu, banded20: wide policies\n", n);
+		fill(b, DIST_BANDED20);
+		cub_line(b);
+		TRY(N, W);
+		TRY(N, P(512, 24, 10, 1, true, OR, true));
+		TRY(N, P(512, 24, 10, 1, false, OR, true));
+		TRY(N, W);
+	}
+	bufs_free(b);
+}
+
+/*
+ * One sort of 32-bit pairs (uniform, or the distribution named) by the
+ * project's policies, then one by CUB, untimed (`radix_tune N once
+ * [distribution]`): for a profiler to time each kernel.
+ */
+static void
+run_once_32(size_t n, int dist)
+{
+	typedef uint32_t K;
+	bufs<K>		b;
+	onesweep_stats st;
+	int			o;
+	size_t		bytes = 0;
+	void	   *t = NULL;
+
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies_u32, K>(n));
+	fill(b, dist);
+	CK(cudaMemcpy(b.keys[0], b.src, n * sizeof(K), cudaMemcpyDeviceToDevice));
+	CK(cudaMemcpy(b.vals[0], b.src, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+	if (onesweep_sort_pairs_t<onesweep_policies_u32, K>(b.keys, b.vals, n, false, b.temp, 0, &o,
+														 &st) != GPUSORT_OK)
+		exit(2);
+	CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
+	CK(cudaMalloc(&t, bytes));
+	CK(cudaMemcpy(b.keys[0], b.src, n * sizeof(K), cudaMemcpyDeviceToDevice));
+	CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
+	CK(cudaDeviceSynchronize());
+	cudaFree(t);
+	bufs_free(b);
+}
+
+/*
  * The histogram read of every 8-bit place, with and without the one-value
  * warp count, on every distribution (`radix_tune N hist`).
  */
@@ -288,9 +455,31 @@ main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "sweep") == 0)
 	{
 		run_sweep_32(n);
+		return failures ? 1 : 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "once") == 0)
+	{
+		int			dist = DIST_UNIFORM;
+
+		for (int d = 0; argc > 3 && d < DIST_COUNT; d++)
+			if (strcmp(argv[3], test_distribution_names[d]) == 0)
+				dist = d;
+		run_once_32(n, dist);
 		return 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "blocks") == 0)
+	{
+		run_blocks_32(n);
+		return failures ? 1 : 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "early") == 0)
+	{
+		run_early<uint32_t>(n);
+		run_early<uint64_t>(n);
+		printf("%d policies differed from CUB\n", failures);
+		return failures ? 1 : 0;
 	}
 	run<uint32_t>(n);
 	run<uint64_t>(n);
-	return 0;
+	return failures ? 1 : 0;
 }
