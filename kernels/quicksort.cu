@@ -35,6 +35,7 @@
 #define QS_MULTI_STEP	(QS_THREADS * QS_MULTI_ITEMS)
 #define QS_MULTI_BLOCKS_PER_SM 4
 #define QS_MULTI_MIN_N	(4 * QS_LEAF)	/* smaller inputs: no multi-pivot round */
+#define QS_LEAF_BATCH	8192		/* leaves phase two gets a launch (fewer at the end) */
 
 /*
  * Phase one's order of a step's pairs on each side: item-major (item i of
@@ -900,17 +901,37 @@ median3(K a, K b, K c)
 
 /* Phase two: one block sorts one sequence into buffer 1. */
 /*
- * A leaf of more than QS_LEAF / 2 pairs: the bitonic network over QS_LEAF
- * places (padding last), each thread holding QS_REG_ITEMS consecutive
- * places in registers -- strides below QS_REG_ITEMS within a thread,
- * strides within a warp by shuffles, the larger ones through shared
- * memory (sk/sv: QS_LEAF_SMEM places, padded a place every 32 so that
- * both a thread's consecutive places and a warp's coalesced ones are free
- * of bank conflicts).  Sorted from kin/vin into kout/vout.
+ * A leaf of at most SIZE pairs (a power of two), sorted by a block of
+ * THREADS threads: the bitonic network over SIZE places (padding last),
+ * each thread holding E = SIZE / THREADS consecutive places in registers --
+ * strides below E within a thread, strides within a warp by shuffles, the
+ * larger ones through shared memory (sk/sv: qs_leaf_smem(SIZE) places,
+ * padded a place every 32 so that both a thread's consecutive places and
+ * a warp's coalesced ones are free of bank conflicts).  Sorted from
+ * kin/vin into kout/vout.  The leaf kernels take leaves of SIZE / 2 <
+ * count <= SIZE (the smallest size, every shorter leaf too); the largest,
+ * QS_LEAF_MAX, takes the split rounds' buckets a little longer than
+ * QS_LEAF that no neighbour joins.
  */
-#define QS_REG_ITEMS	(QS_LEAF / QS_THREADS)
-#define QS_LEAF_SMEM	(QS_LEAF + QS_LEAF / 32)
-static_assert(QS_REG_ITEMS * QS_THREADS == QS_LEAF, "a leaf is whole items of every thread");
+#define QS_LEAF_MAX		(2 * QS_LEAF)	/* the largest network (512 threads) */
+#define QS_REG_LEAF_MIN	(QS_LEAF / 4)	/* the smallest network (2 places a thread) */
+#define QS_LEAF_NETWORKS 4			/* QS_LEAF_MAX, QS_LEAF, QS_LEAF / 2, QS_LEAF / 4 */
+static_assert(QS_LEAF_MAX >> (QS_LEAF_NETWORKS - 1) == QS_REG_LEAF_MIN, "the networks' sizes");
+static_assert(QS_REG_LEAF_MIN >= QS_THREADS && QS_REG_LEAF_MIN % QS_THREADS == 0,
+			  "a leaf is whole places of every thread");
+
+/* Threads of the network of size places: 8 places a thread at most. */
+__host__ __device__ constexpr int
+qs_leaf_threads(int size)
+{
+	return size / 8 > QS_THREADS ? size / 8 : QS_THREADS;
+}
+
+__host__ __device__ constexpr int
+qs_leaf_smem(int size)
+{
+	return size + size / 32;
+}
 
 __device__ __forceinline__ int
 qs_pad(int e)
@@ -949,12 +970,13 @@ qs_regs_to_smem(const K *k, const uint32_t *v, K *sk, uint32_t *sv)
 	__syncthreads();
 }
 
-template <typename K>
+template <typename K, int SIZE>
 __device__ void
 qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, uint32_t count,
 				  K *sk, uint32_t *sv)
 {
-	constexpr int E = QS_REG_ITEMS;
+	constexpr int THREADS = qs_leaf_threads(SIZE);
+	constexpr int E = SIZE / THREADS;
 	const int	t = threadIdx.x,
 				lane = t & 31;
 	K			k[E];
@@ -963,7 +985,7 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 #pragma unroll
 	for (int r = 0; r < E; r++)
 	{
-		const int	e = r * QS_THREADS + t;
+		const int	e = r * THREADS + t;
 
 		sk[qs_pad(e)] = e < (int) count ? kin[e] : ~(K) 0;
 		sv[qs_pad(e)] = e < (int) count ? vin[e] : BITONIC_PAD_VAL;
@@ -977,7 +999,7 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 	}
 
 #pragma unroll
-	for (int size = 2; size <= QS_LEAF; size <<= 1)
+	for (int size = 2; size <= SIZE; size <<= 1)
 	{
 #pragma unroll
 		for (int stride = size >> 1; stride > 0; stride >>= 1)
@@ -1038,7 +1060,7 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 #pragma unroll
 	for (int r = 0; r < E; r++)
 	{
-		const int	e = r * QS_THREADS + t;
+		const int	e = r * THREADS + t;
 
 		if (e < (int) count)
 		{
@@ -1049,19 +1071,64 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 	__syncthreads();
 }
 
-/* Leaves of more than QS_LEAF / 2 and at most QS_LEAF pairs: one block each. */
+/*
+ * Leaves of at most SIZE pairs (see qs_leaf_sort_regs): one block of
+ * qs_leaf_threads(SIZE) each, with qs_leaf_smem_bytes<K>(SIZE) of dynamic
+ * shared memory.
+ */
 template <typename K>
-__global__ void __launch_bounds__(QS_THREADS)
+__host__ __device__ constexpr size_t
+qs_leaf_smem_bytes(int size)
+{
+	return (size_t) qs_leaf_smem(size) * (sizeof(K) + sizeof(uint32_t));
+}
+
+template <typename K, int SIZE>
+__global__ void __launch_bounds__(qs_leaf_threads(SIZE))
 qs_leaf_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t *v1)
 {
-	__shared__ K sk[QS_LEAF_SMEM];
-	__shared__ uint32_t sv[QS_LEAF_SMEM];
+	extern __shared__ __align__(16) unsigned char qs_leaf_mem[];
+	K		   *sk = reinterpret_cast<K *>(qs_leaf_mem);
+	uint32_t   *sv = reinterpret_cast<uint32_t *>(sk + qs_leaf_smem(SIZE));
 	const qs_leaf leaf = leaves[blockIdx.x];
 	const K    *ks = leaf.buf ? k1 : k0;
 	const uint32_t *vs = leaf.buf ? v1 : v0;
 
-	qs_leaf_sort_regs(ks + leaf.start, vs + leaf.start, k1 + leaf.start, v1 + leaf.start,
-					  leaf.end - leaf.start, sk, sv);
+	qs_leaf_sort_regs<K, SIZE>(ks + leaf.start, vs + leaf.start, k1 + leaf.start, v1 + leaf.start,
+							   leaf.end - leaf.start, sk, sv);
+}
+
+/*
+ * The network a leaf of len pairs takes: the smallest size of
+ * QS_REG_LEAF_MIN .. QS_LEAF that holds it; 0 for a longer one (phase
+ * two's kernel).
+ */
+static int
+qs_leaf_network(uint32_t len)
+{
+	int			size = QS_REG_LEAF_MIN;
+
+	while ((uint32_t) size < len && size < QS_LEAF_MAX)
+		size <<= 1;
+	return len <= (uint32_t) size ? size : 0;
+}
+
+/* Launch the leaf kernel of SIZE places on count leaves (at leaves). */
+template <typename K, int SIZE>
+static gpusort_status
+qs_launch_leaves(const qs_leaf *leaves, size_t count, K *keys[2], uint32_t *vals[2],
+				 cudaStream_t stream)
+{
+	constexpr size_t smem = qs_leaf_smem_bytes<K>(SIZE);
+
+	/* over the default 48 KB (the largest network of 64-bit keys): on the current device */
+	if (smem > 48 * 1024)
+		CUDA_TRY(cudaFuncSetAttribute(qs_leaf_kernel<K, SIZE>,
+									  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+	qs_leaf_kernel<K, SIZE><<<(unsigned) count, qs_leaf_threads(SIZE), smem, stream>>>(
+		leaves, keys[0], vals[0], keys[1], vals[1]);
+	CUDA_TRY_LAUNCH("qs_leaf_kernel");
+	return GPUSORT_OK;
 }
 
 template <typename K>
@@ -1519,18 +1586,145 @@ qs_split_kmax(size_t len)
 }
 
 /*
+ * Leaves on their way to phase two: gathered on the host and sent to the
+ * device a batch at a time (QS_LEAF_BATCH leaves, and the rest at the
+ * end), each batch sorted there -- by the register network or by phase
+ * two's kernel -- while the host goes on building the next one from the
+ * split rounds' buckets or phase one's sequences.  Leaves are disjoint
+ * ranges, so their sorts may run between any other rounds.  Batches go
+ * through rings in the pinned host buffer and in the device's leaf array;
+ * the stream is waited for only where the rings wrap, and at the end.
+ */
+template <typename K>
+struct qs_leaf_queue
+{
+	K		  **keys;
+	uint32_t  **vals;
+	qs_leaf    *d_leaves;		/* capacity leaves on the device */
+	qs_leaf    *h_leaves;		/* as many pinned on the host; NULL: none could be had */
+	size_t		capacity,
+				batch,
+				at;				/* the next batch's place in both rings */
+	std::vector<qs_leaf> *pending;	/* not yet sent */
+	cudaStream_t stream;
+	quicksort_stats *stats;
+
+	qs_leaf_queue(K *keys_[2], uint32_t *vals_[2], qs_leaf *d_leaves_, size_t capacity_,
+				  std::vector<qs_leaf> *pending_, cudaStream_t stream_, quicksort_stats *stats_)
+		: keys(keys_), vals(vals_), d_leaves(d_leaves_), capacity(capacity_),
+		  batch(std::min<size_t>(QS_LEAF_BATCH, capacity_)), at(0), pending(pending_),
+		  stream(stream_), stats(stats_)
+	{
+		/* the whole ring at once: a buffer grown later could still be read by a copy */
+		h_leaves = (qs_leaf *) qs_pinned(1, capacity * sizeof(qs_leaf));
+		pending->clear();
+	}
+
+	gpusort_status add(uint32_t start, uint32_t end, int buf)
+	{
+		pending->push_back({start, end, buf});
+		return pending->size() >= batch ? send(false) : GPUSORT_OK;
+	}
+
+	/* the pending leaves to the device and their sorts launched; last: wait for all */
+	gpusort_status send(bool last)
+	{
+		const size_t m = pending->size();
+
+		if (m > 0)
+		{
+			if (at + m > capacity)
+			{
+				/* the ring is full: the batches in it are done before it is reused */
+				CUDA_TRY(cudaStreamSynchronize(stream));
+				at = 0;
+			}
+			stats->sequences += (int) m;
+			qs_trace(stream, "phase two: before", m);
+
+			/*
+			 * grouped by the register network that sorts them, largest
+			 * first, then the longer ones (leaves are disjoint: any order)
+			 */
+			size_t		first[QS_LEAF_NETWORKS + 1];
+			auto		from = pending->begin();
+
+			for (int c = 0; c < QS_LEAF_NETWORKS; c++)
+			{
+				first[c] = from - pending->begin();
+				from = std::partition(from, pending->end(), [c](const qs_leaf &l) {
+					return qs_leaf_network(l.end - l.start) == QS_LEAF_MAX >> c;
+				});
+			}
+			first[QS_LEAF_NETWORKS] = from - pending->begin();
+
+			/* from pageable memory the copy has taken the leaves when it returns */
+			if (h_leaves != NULL)
+				memcpy(h_leaves + at, pending->data(), m * sizeof(qs_leaf));
+			CUDA_TRY(cudaMemcpyAsync(d_leaves + at, h_leaves ? h_leaves + at : pending->data(),
+									 m * sizeof(qs_leaf), cudaMemcpyHostToDevice, stream));
+			qs_trace(stream, "phase two: leaves in", m);
+			for (int c = 0; c < QS_LEAF_NETWORKS; c++)
+			{
+				const size_t count = first[c + 1] - first[c];
+				const qs_leaf *dl = d_leaves + at + first[c];
+				gpusort_status lst = GPUSORT_OK;
+
+				if (count == 0)
+					continue;
+				switch (QS_LEAF_MAX >> c)
+				{
+					case QS_LEAF_MAX:
+						lst = qs_launch_leaves<K, QS_LEAF_MAX>(dl, count, keys, vals, stream);
+						break;
+					case QS_LEAF:
+						lst = qs_launch_leaves<K, QS_LEAF>(dl, count, keys, vals, stream);
+						break;
+					case QS_LEAF / 2:
+						lst = qs_launch_leaves<K, QS_LEAF / 2>(dl, count, keys, vals, stream);
+						break;
+					default:
+						lst = qs_launch_leaves<K, QS_LEAF / 4>(dl, count, keys, vals, stream);
+						break;
+				}
+				if (lst != GPUSORT_OK)
+					return lst;
+			}
+			qs_trace(stream, "phase two: register leaves", first[QS_LEAF_NETWORKS]);
+			if (m > first[QS_LEAF_NETWORKS])
+			{
+				qs_phase_two_kernel<K><<<(unsigned) (m - first[QS_LEAF_NETWORKS]), QS_THREADS, 0,
+					stream>>>(d_leaves + at + first[QS_LEAF_NETWORKS], keys[0], vals[0], keys[1],
+							  vals[1]);
+				CUDA_TRY_LAUNCH("qs_phase_two_kernel");
+			}
+			qs_trace(stream, "phase two", m);
+			at += m;
+			pending->clear();
+		}
+		if (last)
+			CUDA_TRY(cudaStreamSynchronize(stream));
+		return GPUSORT_OK;
+	}
+};
+
+/*
  * The split rounds: while some sequence of work is longer than QS_SPLIT_MIN
  * (and not of one value, and not left by a poor split), those of one buffer
  * are split into the other, and their buckets replace them in work.
  * Buckets of at most QS_LEAF pairs next to each other are joined into
  * leaves of at most QS_LEAF (phase two sorts a leaf whole); a bucket more
  * than half as long as its sequence is not split again (phase one's
- * two-way rounds take it).  temp: qs_split_temp_bytes(n) at split_temp.
+ * two-way rounds take it).  Buckets and leaves of at most QS_SPLIT_MIN
+ * pairs (and more than one value) go to the leaf queue at once, so that
+ * phase two sorts them while the host reads the rest.  temp:
+ * qs_split_temp_bytes(n) at split_temp.
  */
 template <typename K>
 static gpusort_status
 qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int sms,
-				cudaStream_t stream, std::vector<qs_work> *work, quicksort_stats *stats)
+				cudaStream_t stream, std::vector<qs_work> *work, qs_leaf_queue<K> *queue,
+				quicksort_stats *stats)
 {
 	const qs_split_caps cap = qs_split_capacity(n);
 	unsigned char *p = (unsigned char *) (((uintptr_t) split_temp + 15) & ~(uintptr_t) 15);
@@ -1664,6 +1858,15 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		qs_trace(stream, "split: copies out", nbuckets);
 		stats->phase_one_rounds++;
 
+		/* what is left of a sequence: short ones of more than one value are leaves */
+		auto		keep = [&](const qs_work &w) -> gpusort_status {
+			if (w.min != w.max && w.end - w.start <= QS_SPLIT_MIN)
+				return queue->add(w.start, w.end, w.buf);
+			rest.push_back(w);
+			return GPUSORT_OK;
+		};
+		gpusort_status kst = GPUSORT_OK;
+
 		/* the buckets, small neighbours joined into leaves */
 		for (size_t q = 0; q < split.size(); q++)
 		{
@@ -1706,16 +1909,16 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 					leaf.max = bw.max;
 					continue;
 				}
-				if (joining)
-					rest.push_back(leaf);
+				if (joining && (kst = keep(leaf)) != GPUSORT_OK)
+					return kst;
 				joining = c <= QS_LEAF;
 				if (joining)
 					leaf = bw;
-				else
-					rest.push_back(bw);
+				else if ((kst = keep(bw)) != GPUSORT_OK)
+					return kst;
 			}
-			if (joining)
-				rest.push_back(leaf);
+			if (joining && (kst = keep(leaf)) != GPUSORT_OK)
+				return kst;
 			if (at != w.end)
 				return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: buckets do not add up");
 		}
@@ -1757,7 +1960,6 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	stats->phase_one_rounds = 0;
 	stats->sequences = 0;
 	*out = 1;
-	leaves.clear();
 	work.clear();
 	if (n == 0)
 		return GPUSORT_OK;
@@ -1811,7 +2013,10 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	if (work.empty())
 		work.push_back({0, (uint32_t) n, 0, range[0], range[1]});
 
-	gpusort_status sst = qs_split_rounds<K>(keys, vals, n, split_temp, sms, stream, &work, stats);
+	/* phase two sorts the leaves a batch at a time, while the host goes on */
+	qs_leaf_queue<K> queue(keys, vals, d_leaves, leaf_capacity, &leaves, stream, stats);
+	gpusort_status sst = qs_split_rounds<K>(keys, vals, n, split_temp, sms, stream, &work,
+											&queue, stats);
 
 	if (sst != GPUSORT_OK)
 		return sst;
@@ -1831,48 +2036,6 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		size_t		chunk = std::max<size_t>((total + max_blocks - 1) / max_blocks, QS1_STEP);
 
 		return (chunk + QS1_STEP - 1) / QS1_STEP * QS1_STEP;
-	};
-
-	/*
-	 * Phase two sorts the leaves so far: one block each.  Leaves are
-	 * disjoint ranges, so this may run while phase one goes on elsewhere;
-	 * it runs whenever the leaf buffer is full, and at the end.
-	 */
-	auto		flush_leaves = [&]() -> gpusort_status {
-		if (leaves.empty())
-			return GPUSORT_OK;
-		stats->sequences += (int) leaves.size();
-		qs_trace(stream, "phase two: before", leaves.size());
-
-		/* those the register network sorts first, then the others (leaves are disjoint: any order) */
-		const size_t nreg = std::partition(leaves.begin(), leaves.end(), [](const qs_leaf &l) {
-			return l.end - l.start > QS_LEAF / 2 && l.end - l.start <= QS_LEAF;
-		}) - leaves.begin();
-		qs_leaf    *h_leaves = (qs_leaf *) qs_pinned(1, leaves.size() * sizeof(qs_leaf));
-
-		if (h_leaves != NULL)
-			memcpy(h_leaves, leaves.data(), leaves.size() * sizeof(qs_leaf));
-		CUDA_TRY(cudaMemcpyAsync(d_leaves, h_leaves ? h_leaves : leaves.data(),
-								 leaves.size() * sizeof(qs_leaf), cudaMemcpyHostToDevice, stream));
-		qs_trace(stream, "phase two: leaves in", leaves.size());
-		if (nreg > 0)
-		{
-			qs_leaf_kernel<K><<<(unsigned) nreg, QS_THREADS, 0, stream>>>(
-				d_leaves, keys[0], vals[0], keys[1], vals[1]);
-			CUDA_TRY_LAUNCH("qs_leaf_kernel");
-			qs_trace(stream, "phase two: register leaves", nreg);
-		}
-		if (leaves.size() > nreg)
-		{
-			qs_phase_two_kernel<K><<<(unsigned) (leaves.size() - nreg), QS_THREADS, 0, stream>>>(
-				d_leaves + nreg, keys[0], vals[0], keys[1], vals[1]);
-			CUDA_TRY_LAUNCH("qs_phase_two_kernel");
-		}
-		qs_trace(stream, "phase two", leaves.size());
-		/* the host copy of the leaves must live until the copy is done */
-		CUDA_TRY(cudaStreamSynchronize(stream));
-		leaves.clear();
-		return GPUSORT_OK;
 	};
 
 	/*
@@ -1914,9 +2077,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 			}
 			else if (w.end - w.start <= minlength || active.size() == maxseq)
 			{
-				if (leaves.size() == leaf_capacity && (fst = flush_leaves()) != GPUSORT_OK)
+				if ((fst = queue.add(w.start, w.end, w.buf)) != GPUSORT_OK)
 					return fst;
-				leaves.push_back({w.start, w.end, w.buf});
 			}
 			else if (!active.empty() && w.buf != active[0].buf)
 				later.push_back(w);
@@ -2003,8 +2165,8 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		}
 	}
 
-	/* phase two: the leaves left */
-	return flush_leaves();
+	/* phase two: the leaves left, and the wait for all */
+	return queue.send(true);
 }
 
 template <typename K>
