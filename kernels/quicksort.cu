@@ -368,24 +368,27 @@ qs_warp_count(uint32_t b, uint32_t *cnt, int lane)
 
 /*
  * As qs_warp_count, for buckets below 2^BITS (none = 2^BITS - 1 the
- * sentinel): the lanes of the same bucket found by BITS ballots, not
- * __match_any_sync (slower on the H100 at hundreds of buckets).
+ * sentinel): the lanes of the same bucket found by an atomic OR of the lane
+ * bits into mw[b] (the warp's 2^BITS shared match words, zero between
+ * calls; the lowest lane of each bucket zeroes its word again), not
+ * __match_any_sync (slow on the H100 at hundreds of buckets) or BITS
+ * ballots (more instructions).
  */
 template <int BITS>
 __device__ __forceinline__ uint32_t
-qs_warp_count_bits(uint32_t b, uint32_t *cnt, int lane)
+qs_warp_count_or(uint32_t b, uint32_t *cnt, uint32_t *mw, int lane)
 {
-	uint32_t	peers = 0xffffffffu;
+	atomicOr(&mw[b], 1u << lane);
+	__syncwarp();
 
-#pragma unroll
-	for (int i = 0; i < BITS; i++)
-	{
-		const bool	bit = (b >> i) & 1;
-		const uint32_t bal = __ballot_sync(0xffffffffu, bit);
+	const uint32_t peers = mw[b];
+	const uint32_t place = qs_peers_add(peers, b, (1u << BITS) - 1, cnt, lane);
 
-		peers &= bit ? bal : ~bal;
-	}
-	return qs_peers_add(peers, b, (1u << BITS) - 1, cnt, lane);
+	/* every lane has read its word (the shuffle in qs_peers_add) */
+	if (lane == __ffs(peers) - 1)
+		mw[b] = 0;
+	__syncwarp();
+	return place;
 }
 
 /*
@@ -544,8 +547,17 @@ static_assert(QS_SPLIT_BUCKETS == (1 << QS_SPLIT_BITS) - 1, "the sentinel is all
 template <typename K>
 struct qs_split_items
 {
-	static constexpr int ITEMS = 8;	/* pairs a thread moves per step */
+	static constexpr int ITEMS = 8;	/* pairs a thread counts per step */
 	static constexpr int STEP = QS_THREADS * ITEMS;
+	/*
+	 * pairs a thread moves per step of the scatter: longer steps, longer
+	 * runs of a bucket written at once (dynamic shared memory: the step's
+	 * keys, payloads and destinations)
+	 */
+	static constexpr int SCATTER_ITEMS = 16;
+	static constexpr int SCATTER_STEP = QS_THREADS * SCATTER_ITEMS;
+	static constexpr size_t SCATTER_SMEM = (size_t) SCATTER_STEP * (sizeof(K) + 2 * sizeof(uint32_t)) +
+		(size_t) QS_WARPS * (1 << QS_SPLIT_BITS) * sizeof(uint32_t);	/* and the match words */
 };
 
 struct qs_split_seq
@@ -740,10 +752,21 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 		{
-			const uint32_t idx = step + i * QS_THREADS + t;
+			const uint32_t idx = step + i * QS_THREADS + t,
+						b = idx < task.end ? qs_split_bucket(key[i], piv, k) : QS_SPLIT_BUCKETS,
+						b0 = __shfl_sync(0xffffffffu, b, 0);
 
-			(void) qs_warp_count_bits<QS_SPLIT_BITS>(idx < task.end ? qs_split_bucket(key[i], piv, k)
-													 : QS_SPLIT_BUCKETS, cnt, lane);
+			/*
+			 * Counts need no ranks: a shared add a pair, or one for the
+			 * warp where all its pairs share a bucket (runs of sorted keys)
+			 */
+			if (__all_sync(0xffffffffu, b == b0))
+			{
+				if (lane == 0 && b0 < QS_SPLIT_BUCKETS)
+					atomicAdd(&cnt[b0], 32u);
+			}
+			else if (b < QS_SPLIT_BUCKETS)
+				atomicAdd(&cnt[b], 1u);
 		}
 	}
 	__syncthreads();
@@ -809,17 +832,19 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 						const K *__restrict__ ks, const uint32_t *__restrict__ vs,
 						K *__restrict__ kd, uint32_t *__restrict__ vd)
 {
-	constexpr int ITEMS = qs_split_items<K>::ITEMS,
-				STEP = qs_split_items<K>::STEP;
+	constexpr int ITEMS = qs_split_items<K>::SCATTER_ITEMS,
+				STEP = qs_split_items<K>::SCATTER_STEP;
 	static_assert(QS_SPLIT_BUCKETS <= 2 * QS_THREADS, "two buckets a thread in the scan");
 	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
 	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS],
 				base[QS_SPLIT_BUCKETS],
 				first[QS_SPLIT_BUCKETS],
 				wsum[QS_WARPS];
-	__shared__ K sk[STEP];
-	__shared__ uint32_t sv[STEP],
-				sd[STEP];
+	extern __shared__ __align__(16) unsigned char qs_split_mem[];
+	K		   *sk = reinterpret_cast<K *>(qs_split_mem);
+	uint32_t   *sv = reinterpret_cast<uint32_t *>(sk + STEP),
+			   *sd = sv + STEP,
+			   *mw = sd + STEP + (threadIdx.x >> 5) * (1 << QS_SPLIT_BITS);	/* the warp's */
 	const qs_split_task task = tasks[blockIdx.x];
 	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv, cnt),
 				nb = 2 * k + 1,
@@ -828,6 +853,8 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 
 	for (int b = t; b < nb; b += QS_THREADS)
 		base[b] = counts[task.count_base + b];
+	for (int w = lane; w < 1 << QS_SPLIT_BITS; w += 32)
+		mw[w] = 0;
 	__syncthreads();
 	for (uint32_t step = task.begin; step < task.end; step += STEP)
 	{
@@ -849,7 +876,7 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 		}
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
-			place[i] = qs_warp_count_bits<QS_SPLIT_BITS>(bucket[i], cnt, lane);
+			place[i] = qs_warp_count_or<QS_SPLIT_BITS>(bucket[i], cnt, mw, lane);
 		__syncthreads();
 
 		/* first[b]: where bucket b's pairs of the step start in shared memory */
@@ -1588,7 +1615,8 @@ qs_split_kmax(size_t len)
 /*
  * Leaves on their way to phase two: gathered on the host and sent to the
  * device a batch at a time (QS_LEAF_BATCH leaves, and the rest at the
- * end), each batch sorted there -- by the register network or by phase
+ * end; those longer than every register network in batches of their own),
+ * each batch sorted there -- by the register network or by phase
  * two's kernel -- while the host goes on building the next one from the
  * split rounds' buckets or phase one's sequences.  Leaves are disjoint
  * ranges, so their sorts may run between any other rounds.  Batches go
@@ -1605,7 +1633,8 @@ struct qs_leaf_queue
 	size_t		capacity,
 				batch,
 				at;				/* the next batch's place in both rings */
-	std::vector<qs_leaf> *pending;	/* not yet sent */
+	std::vector<qs_leaf> *pending;	/* not yet sent: for the register networks ... */
+	std::vector<qs_leaf> deferred;	/* ... and longer ones */
 	cudaStream_t stream;
 	quicksort_stats *stats;
 
@@ -1620,16 +1649,34 @@ struct qs_leaf_queue
 		pending->clear();
 	}
 
+	/*
+	 * A leaf to sort.  Those longer than the largest register network wait
+	 * for a batch of their own (or the end): a launch of a few of them
+	 * would hold up the stream for their long sorts.
+	 */
 	gpusort_status add(uint32_t start, uint32_t end, int buf)
 	{
-		pending->push_back({start, end, buf});
-		return pending->size() >= batch ? send(false) : GPUSORT_OK;
+		std::vector<qs_leaf> *to = qs_leaf_network(end - start) ? pending : &deferred;
+
+		to->push_back({start, end, buf});
+		return to->size() >= batch ? send(to) : GPUSORT_OK;
 	}
 
-	/* the pending leaves to the device and their sorts launched; last: wait for all */
-	gpusort_status send(bool last)
+	/* the leaves left to the device, their sorts launched, and the wait for all */
+	gpusort_status finish()
 	{
-		const size_t m = pending->size();
+		gpusort_status st;
+
+		if ((st = send(pending)) != GPUSORT_OK || (st = send(&deferred)) != GPUSORT_OK)
+			return st;
+		CUDA_TRY(cudaStreamSynchronize(stream));
+		return GPUSORT_OK;
+	}
+
+	/* the leaves of list (at most batch) to the device, their sorts launched */
+	gpusort_status send(std::vector<qs_leaf> *list)
+	{
+		const size_t m = list->size();
 
 		if (m > 0)
 		{
@@ -1647,21 +1694,21 @@ struct qs_leaf_queue
 			 * first, then the longer ones (leaves are disjoint: any order)
 			 */
 			size_t		first[QS_LEAF_NETWORKS + 1];
-			auto		from = pending->begin();
+			auto		from = list->begin();
 
 			for (int c = 0; c < QS_LEAF_NETWORKS; c++)
 			{
-				first[c] = from - pending->begin();
-				from = std::partition(from, pending->end(), [c](const qs_leaf &l) {
+				first[c] = from - list->begin();
+				from = std::partition(from, list->end(), [c](const qs_leaf &l) {
 					return qs_leaf_network(l.end - l.start) == QS_LEAF_MAX >> c;
 				});
 			}
-			first[QS_LEAF_NETWORKS] = from - pending->begin();
+			first[QS_LEAF_NETWORKS] = from - list->begin();
 
 			/* from pageable memory the copy has taken the leaves when it returns */
 			if (h_leaves != NULL)
-				memcpy(h_leaves + at, pending->data(), m * sizeof(qs_leaf));
-			CUDA_TRY(cudaMemcpyAsync(d_leaves + at, h_leaves ? h_leaves + at : pending->data(),
+				memcpy(h_leaves + at, list->data(), m * sizeof(qs_leaf));
+			CUDA_TRY(cudaMemcpyAsync(d_leaves + at, h_leaves ? h_leaves + at : list->data(),
 									 m * sizeof(qs_leaf), cudaMemcpyHostToDevice, stream));
 			qs_trace(stream, "phase two: leaves in", m);
 			for (int c = 0; c < QS_LEAF_NETWORKS; c++)
@@ -1700,10 +1747,8 @@ struct qs_leaf_queue
 			}
 			qs_trace(stream, "phase two", m);
 			at += m;
-			pending->clear();
+			list->clear();
 		}
-		if (last)
-			CUDA_TRY(cudaStreamSynchronize(stream));
 		return GPUSORT_OK;
 	}
 };
@@ -1827,7 +1872,12 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 			d_seqs, d_tasks, d_npiv, d_counts, d_totals);
 		CUDA_TRY_LAUNCH("qs_split_offsets_kernel");
 		qs_trace(stream, "split: offsets", tasks.size());
-		qs_split_scatter_kernel<K><<<(unsigned) tasks.size(), QS_THREADS, 0, stream>>>(
+		/* over the default 48 KB of shared memory: on the current device, each time */
+		CUDA_TRY(cudaFuncSetAttribute(qs_split_scatter_kernel<K>,
+									  cudaFuncAttributeMaxDynamicSharedMemorySize,
+									  (int) qs_split_items<K>::SCATTER_SMEM));
+		qs_split_scatter_kernel<K><<<(unsigned) tasks.size(), QS_THREADS,
+			qs_split_items<K>::SCATTER_SMEM, stream>>>(
 			d_tasks, d_seqs, d_pivots, d_npiv, d_counts, keys[src], vals[src],
 			keys[src ^ 1], vals[src ^ 1]);
 		CUDA_TRY_LAUNCH("qs_split_scatter_kernel");
@@ -2166,7 +2216,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	}
 
 	/* phase two: the leaves left, and the wait for all */
-	return queue.send(true);
+	return queue.finish();
 }
 
 template <typename K>
