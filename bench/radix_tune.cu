@@ -193,6 +193,17 @@ cub_line(bufs<K> &b)
 	CK(cudaMemcpy(ref_vals, b.vals[1], b.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
 }
 
+/* A sweep's section: its heading, the keys of dist, and CUB's line (the reference). */
+template <typename K>
+static void
+sweep_section(bufs<K> &b, int dist, const char *policies)
+{
+	printf("%d-bit keys, n=%zu, %s: %s\n", (int) sizeof(K) * 8, b.n,
+		   test_distribution_names[dist], policies);
+	fill(b, dist);
+	cub_line(b);
+}
+
 #define P(...) onesweep_policy<__VA_ARGS__>
 #define OR RANK_ATOMIC_OR
 #define ANY RANK_MATCH_ANY
@@ -262,9 +273,7 @@ run_sweep_32(size_t n)
 	typedef P(384, 24, 8, 2, true, OR, true) N;
 
 	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
-	printf("32-bit keys, n=%zu, uniform: narrow policies\n", n);
-	fill(b, DIST_UNIFORM);
-	cub_line(b);
+	sweep_section(b, DIST_UNIFORM, "narrow policies");
 	TRY(P(384, 24, 8, 2, true, OR, true), W);
 	TRY(P(512, 18, 8, 2, true, OR, true), W);
 	TRY(P(256, 36, 8, 2, true, OR, true), W);
@@ -274,9 +283,7 @@ run_sweep_32(size_t n)
 	TRY(P(256, 40, 8, 2, true, OR, false), W);
 	TRY(P(384, 28, 8, 1, true, OR, true), W);
 	TRY(P(384, 24, 8, 2, true, OR, true), W);
-	printf("32-bit keys, n=%zu, banded20: wide policies\n", n);
-	fill(b, DIST_BANDED20);
-	cub_line(b);
+	sweep_section(b, DIST_BANDED20, "wide policies");
 	TRY(N, P(1024, 16, 10, 1, false, OR));
 	TRY(N, P(512, 32, 10, 1, false, OR));
 	TRY(N, P(768, 20, 10, 1, false, OR));
@@ -299,9 +306,7 @@ run_blocks_32(size_t n)
 	typedef P(384, 24, 8, 2, true, OR, true) N;
 
 	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
-	printf("32-bit keys, n=%zu, uniform: narrow policies, 2 to 4 blocks per SM\n", n);
-	fill(b, DIST_UNIFORM);
-	cub_line(b);
+	sweep_section(b, DIST_UNIFORM, "narrow policies, 2 to 4 blocks per SM");
 	TRY(N, W);
 	TRY(P(384, 16, 8, 3, true, OR, false), W);
 	TRY(P(384, 17, 8, 3, true, OR, false), W);
@@ -334,9 +339,7 @@ run_early(size_t n)
 		typedef onesweep_policies_u32::narrow N;
 		typedef onesweep_policies_u32::wide W;
 
-		printf("32-bit keys, n=%zu, uniform: narrow policies\n", n);
-		fill(b, DIST_UNIFORM);
-		cub_line(b);
+		sweep_section(b, DIST_UNIFORM, "narrow policies");
 		TRY(N, W);
 		TRY(P(384, 24, 8, 2, false, OR, true), W);
 		TRY(P(384, 20, 8, 2, true, OR, true), W);
@@ -345,9 +348,7 @@ run_early(size_t n)
 		TRY(P(512, 16, 8, 2, true, OR, true), W);
 		TRY(P(384, 18, 8, 2, true, OR, false), W);
 		TRY(N, W);
-		printf("32-bit keys, n=%zu, banded20: wide policies\n", n);
-		fill(b, DIST_BANDED20);
-		cub_line(b);
+		sweep_section(b, DIST_BANDED20, "wide policies");
 		TRY(N, W);
 		TRY(N, P(1024, 16, 10, 1, true, OR));
 		TRY(N, P(1024, 16, 10, 1, false, OR));
@@ -360,16 +361,12 @@ run_early(size_t n)
 		typedef onesweep_policies_u64::narrow N;
 		typedef onesweep_policies_u64::wide W;
 
-		printf("64-bit keys, n=%zu, uniform: narrow policies\n", n);
-		fill(b, DIST_UNIFORM);
-		cub_line(b);
+		sweep_section(b, DIST_UNIFORM, "narrow policies");
 		TRY(N, W);
 		TRY(P(256, 24, 8, 2, false, OR, true), W);
 		TRY(P(256, 20, 8, 2, true, OR, true), W);
 		TRY(N, W);
-		printf("64-bit keys, n=%zu, banded20: wide policies\n", n);
-		fill(b, DIST_BANDED20);
-		cub_line(b);
+		sweep_section(b, DIST_BANDED20, "wide policies");
 		TRY(N, W);
 		TRY(N, P(512, 24, 10, 1, true, OR, true));
 		TRY(N, P(512, 24, 10, 1, false, OR, true));
