@@ -3,9 +3,11 @@
  * the gpusort kernel library.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.cuh"
+#include "device_smem.cuh"
 
 /* Text of the last CUDA failure.  Backends are single-threaded; tests too. */
 static char last_detail[512];
@@ -130,4 +132,22 @@ gpusort_device_memory(size_t *free_bytes, size_t *total_bytes)
 {
 	CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
 	return GPUSORT_OK;
+}
+
+size_t
+device_block_smem(void)
+{
+	int			dev,
+				optin = 0;
+	const char *force = getenv("GPUSORT_COMPACT_SMEM");
+
+	if (force != NULL && strcmp(force, "1") == 0)
+		return DEVICE_SMEM_DEFAULT;
+	if (cudaGetDevice(&dev) != cudaSuccess ||
+		cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return DEVICE_SMEM_DEFAULT;
+	}
+	return optin > DEVICE_SMEM_DEFAULT ? (size_t) optin : DEVICE_SMEM_DEFAULT;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <type_traits>
 
+#include "device_smem.cuh"
 #include "onesweep.cuh"
 
 template <typename POL, typename K>
@@ -26,23 +27,14 @@ static_assert(policies_smem<onesweep_policies_compact_u32, uint32_t>() <= 48 * 1
 
 /*
  * Can a block of the current device have the shared memory the measured
- * policies need?  GPUSORT_RADIX_COMPACT=1 in the environment says no (the
- * kernel test runs the compact policies that way).
+ * policies need?  (GPUSORT_COMPACT_SMEM=1 in the environment says no: see
+ * device_smem.cuh.)
  */
 template <typename POL, typename K>
 static bool
 device_fits()
 {
-	int			dev,
-				optin = 0;
-	const char *force = getenv("GPUSORT_RADIX_COMPACT");
-
-	if (force != NULL && strcmp(force, "1") == 0)
-		return false;
-	if (cudaGetDevice(&dev) != cudaSuccess ||
-		cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-		return false;
-	return (size_t) optin >= policies_smem<POL, K>();
+	return device_block_smem() >= policies_smem<POL, K>();
 }
 
 size_t

@@ -11,6 +11,7 @@
 
 #include "bitonic.cuh"
 #include "cuda_check.cuh"
+#include "device_smem.cuh"
 #include "onesweep.cuh"			/* histogram_kernel (key range), iota */
 #include "quicksort.cuh"
 
@@ -551,13 +552,18 @@ struct qs_split_items
 	static constexpr int STEP = QS_THREADS * ITEMS;
 	/*
 	 * pairs a thread moves per step of the scatter: longer steps, longer
-	 * runs of a bucket written at once (dynamic shared memory: the step's
-	 * keys, payloads and destinations)
+	 * runs of a bucket written at once, where a block may have the shared
+	 * memory; the compact variant fits the 48 KB of every device
 	 */
 	static constexpr int SCATTER_ITEMS = 16;
-	static constexpr int SCATTER_STEP = QS_THREADS * SCATTER_ITEMS;
-	static constexpr size_t SCATTER_SMEM = (size_t) SCATTER_STEP * (sizeof(K) + 2 * sizeof(uint32_t)) +
-		(size_t) QS_WARPS * (1 << QS_SPLIT_BITS) * sizeof(uint32_t);	/* and the match words */
+	static constexpr int SCATTER_ITEMS_COMPACT = 4;
+
+	/* the scatter's dynamic shared memory: a step's keys, payloads and places, the match words */
+	static constexpr size_t scatter_smem(int items)
+	{
+		return (size_t) QS_THREADS * items * (sizeof(K) + 2 * sizeof(uint32_t)) +
+			(size_t) QS_WARPS * (1 << QS_SPLIT_BITS) * sizeof(uint32_t);
+	}
 };
 
 struct qs_split_seq
@@ -825,15 +831,14 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
  * that order, so that a warp's stores go to a few runs, not to a bucket
  * each.
  */
-template <typename K>
+template <typename K, int ITEMS>
 __global__ void __launch_bounds__(QS_THREADS)
 qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, const K *pivots,
 						const uint32_t *npiv, const uint32_t *counts,
 						const K *__restrict__ ks, const uint32_t *__restrict__ vs,
 						K *__restrict__ kd, uint32_t *__restrict__ vd)
 {
-	constexpr int ITEMS = qs_split_items<K>::SCATTER_ITEMS,
-				STEP = qs_split_items<K>::SCATTER_STEP;
+	constexpr int STEP = QS_THREADS * ITEMS;
 	static_assert(QS_SPLIT_BUCKETS <= 2 * QS_THREADS, "two buckets a thread in the scan");
 	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
 	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS],
@@ -1127,17 +1132,71 @@ qs_leaf_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t *v1)
 
 /*
  * The network a leaf of len pairs takes: the smallest size of
- * QS_REG_LEAF_MIN .. QS_LEAF that holds it; 0 for a longer one (phase
+ * QS_REG_LEAF_MIN .. largest that holds it; 0 for a longer one (phase
  * two's kernel).
  */
 static int
-qs_leaf_network(uint32_t len)
+qs_leaf_network(uint32_t len, int largest)
 {
 	int			size = QS_REG_LEAF_MIN;
 
-	while ((uint32_t) size < len && size < QS_LEAF_MAX)
+	while ((uint32_t) size < len && size < largest)
 		size <<= 1;
 	return len <= (uint32_t) size ? size : 0;
+}
+
+/*
+ * The largest leaf network for keys K that a block of the current device
+ * has the shared memory for (QS_LEAF's fits every device).
+ */
+template <typename K>
+static int
+qs_largest_leaf_network(void)
+{
+	static_assert(qs_leaf_smem_bytes<K>(QS_LEAF) <= DEVICE_SMEM_DEFAULT, "QS_LEAF fits any device");
+	return qs_leaf_smem_bytes<K>(QS_LEAF_MAX) <= device_block_smem() ? QS_LEAF_MAX : QS_LEAF;
+}
+
+/*
+ * Launch the split scatter of ITEMS pairs a thread a step (the step's
+ * shared memory over the default 48 KB allowed on the current device, each
+ * time: the device may be another).
+ */
+template <typename K, int ITEMS>
+static gpusort_status
+qs_launch_split_scatter(size_t ntasks, cudaStream_t stream, const qs_split_task *tasks,
+						const qs_split_seq *seqs, const K *pivots, const uint32_t *npiv,
+						const uint32_t *counts, const K *ks, const uint32_t *vs, K *kd,
+						uint32_t *vd)
+{
+	constexpr size_t smem = qs_split_items<K>::scatter_smem(ITEMS);
+
+	CUDA_TRY(cudaFuncSetAttribute(qs_split_scatter_kernel<K, ITEMS>,
+								  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+	qs_split_scatter_kernel<K, ITEMS><<<(unsigned) ntasks, QS_THREADS, smem, stream>>>(
+		tasks, seqs, pivots, npiv, counts, ks, vs, kd, vd);
+	CUDA_TRY_LAUNCH("qs_split_scatter_kernel");
+	return GPUSORT_OK;
+}
+
+/*
+ * Does the long-step scatter fit a block of the current device (its
+ * dynamic shared memory and its own static arrays)?
+ */
+template <typename K>
+static bool
+qs_long_scatter_fits(void)
+{
+	cudaFuncAttributes fa;
+
+	if (cudaFuncGetAttributes(&fa, qs_split_scatter_kernel<K, qs_split_items<K>::SCATTER_ITEMS>) !=
+		cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return false;
+	}
+	return fa.sharedSizeBytes + qs_split_items<K>::scatter_smem(qs_split_items<K>::SCATTER_ITEMS) <=
+		device_block_smem();
 }
 
 /* Launch the leaf kernel of SIZE places on count leaves (at leaves). */
@@ -1635,6 +1694,7 @@ struct qs_leaf_queue
 				at;				/* the next batch's place in both rings */
 	std::vector<qs_leaf> *pending;	/* not yet sent: for the register networks ... */
 	std::vector<qs_leaf> deferred;	/* ... and longer ones */
+	int			largest;		/* the largest network the device has room for */
 	cudaStream_t stream;
 	quicksort_stats *stats;
 
@@ -1642,7 +1702,7 @@ struct qs_leaf_queue
 				  std::vector<qs_leaf> *pending_, cudaStream_t stream_, quicksort_stats *stats_)
 		: keys(keys_), vals(vals_), d_leaves(d_leaves_), capacity(capacity_),
 		  batch(std::min<size_t>(QS_LEAF_BATCH, capacity_)), at(0), pending(pending_),
-		  stream(stream_), stats(stats_)
+		  largest(qs_largest_leaf_network<K>()), stream(stream_), stats(stats_)
 	{
 		/* the whole ring at once: a buffer grown later could still be read by a copy */
 		h_leaves = (qs_leaf *) qs_pinned(1, capacity * sizeof(qs_leaf));
@@ -1656,7 +1716,7 @@ struct qs_leaf_queue
 	 */
 	gpusort_status add(uint32_t start, uint32_t end, int buf)
 	{
-		std::vector<qs_leaf> *to = qs_leaf_network(end - start) ? pending : &deferred;
+		std::vector<qs_leaf> *to = qs_leaf_network(end - start, largest) ? pending : &deferred;
 
 		to->push_back({start, end, buf});
 		return to->size() >= batch ? send(to) : GPUSORT_OK;
@@ -1699,8 +1759,8 @@ struct qs_leaf_queue
 			for (int c = 0; c < QS_LEAF_NETWORKS; c++)
 			{
 				first[c] = from - list->begin();
-				from = std::partition(from, list->end(), [c](const qs_leaf &l) {
-					return qs_leaf_network(l.end - l.start) == QS_LEAF_MAX >> c;
+				from = std::partition(from, list->end(), [c, this](const qs_leaf &l) {
+					return qs_leaf_network(l.end - l.start, largest) == QS_LEAF_MAX >> c;
 				});
 			}
 			first[QS_LEAF_NETWORKS] = from - list->begin();
@@ -1790,6 +1850,7 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		return GPUSORT_OK;
 	static std::vector<qs_work> rest,
 				split;
+	const bool	long_scatter = qs_long_scatter_fits<K>();
 
 	for (;;)
 	{
@@ -1872,15 +1933,18 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 			d_seqs, d_tasks, d_npiv, d_counts, d_totals);
 		CUDA_TRY_LAUNCH("qs_split_offsets_kernel");
 		qs_trace(stream, "split: offsets", tasks.size());
-		/* over the default 48 KB of shared memory: on the current device, each time */
-		CUDA_TRY(cudaFuncSetAttribute(qs_split_scatter_kernel<K>,
-									  cudaFuncAttributeMaxDynamicSharedMemorySize,
-									  (int) qs_split_items<K>::SCATTER_SMEM));
-		qs_split_scatter_kernel<K><<<(unsigned) tasks.size(), QS_THREADS,
-			qs_split_items<K>::SCATTER_SMEM, stream>>>(
-			d_tasks, d_seqs, d_pivots, d_npiv, d_counts, keys[src], vals[src],
-			keys[src ^ 1], vals[src ^ 1]);
-		CUDA_TRY_LAUNCH("qs_split_scatter_kernel");
+		{
+			gpusort_status sst = long_scatter
+				? qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS>(
+					tasks.size(), stream, d_tasks, d_seqs, d_pivots, d_npiv, d_counts,
+					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1])
+				: qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS_COMPACT>(
+					tasks.size(), stream, d_tasks, d_seqs, d_pivots, d_npiv, d_counts,
+					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1]);
+
+			if (sst != GPUSORT_OK)
+				return sst;
+		}
 		qs_trace(stream, "split: scatter", total);
 		/* the pivot counts, bucket totals and pivots back, into pinned memory if it can be had */
 		const size_t tot_at = (seqs.size() * sizeof(uint32_t) + 15) & ~(size_t) 15,

@@ -16,9 +16,10 @@ make -s unit-test PG_CONFIG="$PG_CONFIG"
 echo "== kernel test program"
 make -s test/kernel_test PG_CONFIG="$PG_CONFIG"
 test/kernel_test "${KERNEL_TEST_MAX_N:-16777216}"
-echo "== kernel test program, radix sort with the compact policies (devices with less shared memory)"
+echo "== kernel test program, the compact kernels of devices with less shared memory (the radix"
+echo "   sort's compact policies, quicksort's short scatter steps and smaller leaf networks)"
 echo "   and the first read's summary copied, not written to mapped host memory"
-GPUSORT_RADIX_COMPACT=1 GPUSORT_FIRST_READ_COPY=1 test/kernel_test 1048576
+GPUSORT_COMPACT_SMEM=1 GPUSORT_FIRST_READ_COPY=1 test/kernel_test 1048576
 
 echo "== pg_regress (make installcheck)"
 cluster_start
