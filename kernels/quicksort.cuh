@@ -15,7 +15,8 @@
  * count pass, a scan of each block's counts (its first place in each
  * bucket, no atomics) and a scatter through shared memory in bucket order;
  * the equal buckets are finished, small neighbouring buckets are joined
- * into leaves of up to QS_LEAF pairs, long ones are split again.
+ * into leaves of up to QS_LEAF pairs (sent to phase two at once), long
+ * ones are split again.
  * Phase one (two-way, what the split rounds leave or all of it under
  * GPUSORT_QS_SPLIT=0): many blocks share each sequence longer than n / QS_MAXSEQ,
  * round after round until none is left (skewed keys take more rounds, not
@@ -27,14 +28,16 @@
  * minimum and maximum for the next pivots.  A sequence whose keys are all
  * equal is finished (one value costs one read; those left in the scratch
  * buffer are copied back, all of a round in one launch).
- * Phase two (whenever the leaf buffer is full, and at the end): one block
- * per sequence with an explicit stack, pushing the larger side first so
- * that the smaller is sorted next; median-of-three pivot; a count pass,
- * then a three-way scatter (smaller | equal | larger) into the other
- * buffer, the equal run being finished; sequences that fit in shared
- * memory are finished by a bitonic sort there (bitonic.cuh); leaves of
- * QS_LEAF / 2 to QS_LEAF pairs by a kernel of their own, whose bitonic
- * network keeps a thread's places in registers.
+ * Phase two, a batch of leaves at a time (the leaf queue: each batch sent
+ * and its sorts launched while the host builds the next): leaves of up to
+ * QS_LEAF_MAX pairs are sorted by a bitonic network of 512 to QS_LEAF_MAX
+ * places (the smallest that holds the leaf) that keeps 8 places a thread
+ * in registers; longer ones, in batches of their own, by one block per
+ * sequence with an explicit stack, pushing the larger side first so that
+ * the smaller is sorted next; median-of-three pivot; a count pass, then a
+ * three-way scatter (smaller | equal | larger) into the other buffer, the
+ * equal run being finished; pieces that fit in shared memory are finished
+ * by a bitonic sort there (bitonic.cuh).
  */
 #ifndef GPUSORT_QUICKSORT_CUH
 #define GPUSORT_QUICKSORT_CUH
