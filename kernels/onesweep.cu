@@ -21,8 +21,8 @@ policies_smem()
 		: onesweep_smem_bytes<typename POL::wide, K>();
 }
 
-static_assert(policies_smem<onesweep_policies_compact_u32, uint32_t>() <= 48 * 1024 &&
-			  policies_smem<onesweep_policies_compact_u64, uint64_t>() <= 48 * 1024,
+static_assert(policies_smem<onesweep_policies_compact_u32, uint32_t>() <= DEVICE_SMEM_DEFAULT &&
+			  policies_smem<onesweep_policies_compact_u64, uint64_t>() <= DEVICE_SMEM_DEFAULT,
 			  "the compact policies fit any device");
 
 /*

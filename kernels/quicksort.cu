@@ -931,7 +931,6 @@ median3(K a, K b, K c)
 	return max(min(a, b), min(max(a, b), c));
 }
 
-/* Phase two: one block sorts one sequence into buffer 1. */
 /*
  * A leaf of at most SIZE pairs (a power of two), sorted by a block of
  * THREADS threads: the bitonic network over SIZE places (padding last),
@@ -1208,7 +1207,7 @@ qs_launch_leaves(const qs_leaf *leaves, size_t count, K *keys[2], uint32_t *vals
 	constexpr size_t smem = qs_leaf_smem_bytes<K>(SIZE);
 
 	/* over the default 48 KB (the largest network of 64-bit keys): on the current device */
-	if (smem > 48 * 1024)
+	if (smem > DEVICE_SMEM_DEFAULT)
 		CUDA_TRY(cudaFuncSetAttribute(qs_leaf_kernel<K, SIZE>,
 									  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 	qs_leaf_kernel<K, SIZE><<<(unsigned) count, qs_leaf_threads(SIZE), smem, stream>>>(
@@ -1217,6 +1216,7 @@ qs_launch_leaves(const qs_leaf *leaves, size_t count, K *keys[2], uint32_t *vals
 	return GPUSORT_OK;
 }
 
+/* Phase two: one block sorts one sequence into buffer 1. */
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
 qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t *v1)
@@ -1453,13 +1453,14 @@ qs_max_tasks(size_t n)
 	return qs_max_sequences(n) + QS_EXTRA_TASKS;
 }
 
-/*
- * Leaves phase two takes in one launch: twice the sequences phase one
- * leaves, and room for the split rounds' (two joined buckets hold more
- * than QS_LEAF pairs, so fewer than 2n / QS_LEAF of them, plus the long ones).
- */
 static size_t qs_split_temp_bytes(size_t n, int key_bytes);
 
+/*
+ * Leaves the device's leaf array holds (the leaf queue's ring): twice the
+ * sequences phase one leaves, and room for the split rounds' (two joined
+ * buckets hold more than QS_LEAF pairs, so fewer than 2n / QS_LEAF of
+ * them, plus the long ones).
+ */
 static size_t
 qs_leaf_capacity(size_t n)
 {

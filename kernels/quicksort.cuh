@@ -31,8 +31,8 @@
  * Phase two, a batch of leaves at a time (the leaf queue: each batch sent
  * and its sorts launched while the host builds the next): leaves of up to
  * QS_LEAF_MAX pairs are sorted by a bitonic network of 512 to QS_LEAF_MAX
- * places (the smallest that holds the leaf) that keeps 8 places a thread
- * in registers; longer ones, in batches of their own, by one block per
+ * places (the smallest that holds the leaf) that keeps 2 to 8 places a
+ * thread in registers; longer ones, in batches of their own, by one block per
  * sequence with an explicit stack, pushing the larger side first so that
  * the smaller is sorted next; median-of-three pivot; a count pass, then a
  * three-way scatter (smaller | equal | larger) into the other buffer, the
