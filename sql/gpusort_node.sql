@@ -234,6 +234,8 @@ SELECT same_result('SELECT * FROM g ORDER BY tz, i LIMIT 1234', 'tz, i');
 SELECT same_result('SELECT * FROM narrow ORDER BY f, i DESC', 'f, i');
 SELECT same_result('SELECT * FROM narrow ORDER BY i DESC LIMIT 70000 OFFSET 5', 'i');
 SELECT same_result('SELECT i, a, f, d FROM g ORDER BY d, a NULLS FIRST, i', 'd, a, i');
+-- columns of 1, 2, 4 and 8 bytes (negative int2 values, NULL flags)
+SELECT same_result('SELECT s, i % 3 = 0 AS e, chr(65 + i % 26)::"char" AS c, a, dt, b, -s AS m FROM g ORDER BY s DESC, b NULLS FIRST', 's, b');
 BEGIN;
 DECLARE r SCROLL CURSOR FOR SELECT i, t FROM g ORDER BY a DESC, i;
 FETCH 2 FROM r;
@@ -295,6 +297,16 @@ EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
 SELECT p ->> 'Rows Sorted' AS rows, (p ->> 'Rows Stored by Workers')::int > 0 AS workers_stored
 FROM explain_json('SELECT i, a, d FROM pf ORDER BY d') p;
 SELECT same_result('SELECT i, a, d FROM pf ORDER BY d, i', 'd, i');
+-- columns of every by-value width (1, 2, 4 and 8 bytes; stored at their
+-- widths), negative values and NULLs among them, stored by the workers and
+-- by a serial GpuSort
+SELECT p ->> 'Rows Sorted' AS rows, (p ->> 'Rows Stored by Workers')::int > 0 AS workers_stored
+FROM explain_json('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, chr(65 + i % 26)::"char" AS c, a, d FROM pf ORDER BY s, n') p;
+SELECT same_result('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, chr(65 + i % 26)::"char" AS c, a, d FROM pf ORDER BY s, n', 's, n');
+SELECT same_result('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, a, -d::float4 AS f FROM pf ORDER BY a DESC, n', 'a, n');
+SET max_parallel_workers_per_gather = 0;
+SELECT same_result('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, chr(65 + i % 26)::"char" AS c, a, -d::float4 AS f FROM pf ORDER BY f, n', 'f, n');
+SET max_parallel_workers_per_gather = 2;
 -- off (the default): every row comes up through the Gather
 RESET gpusort.parallel_fill;
 EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;

@@ -22,19 +22,24 @@ column_store_fits(TupleDesc desc)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
-		if (!att->attbyval || att->attlen <= 0)
+		if (!att->attbyval || att->attlen <= 0 || att->attlen > (int) sizeof(Datum))
 			return false;
 	}
 	return true;
 }
 
 void
-column_store_init(ColumnStore *store, MemoryContext cxt, int natts)
+column_store_init(ColumnStore *store, MemoryContext cxt, TupleDesc desc)
 {
+	int			natts = desc->natts;
+
 	memset(store, 0, sizeof(*store));
 	store->cxt = cxt;
 	store->natts = natts;
-	store->values = MemoryContextAllocZero(cxt, natts * sizeof(Datum *));
+	store->width = MemoryContextAlloc(cxt, natts * sizeof(int16));
+	for (int c = 0; c < natts; c++)
+		store->width[c] = TupleDescAttr(desc, c)->attlen;
+	store->values = MemoryContextAllocZero(cxt, natts * sizeof(char *));
 	store->isnull = MemoryContextAllocZero(cxt, natts * sizeof(bool *));
 }
 
@@ -56,17 +61,19 @@ regrow(ColumnStore *store, void *old, Size elem, Size cap, bool zero)
 bool
 column_store_reserve(ColumnStore *store, Size rows)
 {
-	Datum	  **values;
+	char	  **values;
 	bool	  **isnull;
-	Size		cap = rows;
+	Size		cap = rows,
+				row_bytes = 0;
 
 	if (cap <= store->capacity)
 		return true;
-	values = palloc0(store->natts * sizeof(Datum *));
+	values = palloc0(store->natts * sizeof(char *));
 	isnull = palloc0(store->natts * sizeof(bool *));
 	for (int c = 0; c < store->natts; c++)
 	{
-		values[c] = regrow(store, store->values[c], sizeof(Datum), cap, false);
+		row_bytes += store->width[c];
+		values[c] = regrow(store, store->values[c], store->width[c], cap, false);
 		if (values[c] == NULL)
 			goto fail;
 		if (store->isnull[c])
@@ -86,7 +93,7 @@ column_store_reserve(ColumnStore *store, Size rows)
 		store->values[c] = values[c];
 		store->isnull[c] = isnull[c];
 	}
-	store->bytes += (cap - store->capacity) * store->natts * sizeof(Datum);
+	store->bytes += (cap - store->capacity) * row_bytes;
 	store->capacity = cap;
 	pfree(values);
 	pfree(isnull);
@@ -128,7 +135,9 @@ column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
 	slot_getallattrs(slot);
 	for (int c = 0; c < store->natts; c++)
 	{
-		store->values[c][row] = slot->tts_values[c];
+		char	   *to = store->values[c] + row * store->width[c];
+
+		store_att_byval(to, slot->tts_values[c], store->width[c]);
 		if (slot->tts_isnull[c])
 		{
 			if (store->isnull[c] == NULL && !start_null_flags(store, c))
@@ -141,7 +150,7 @@ column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
 }
 
 bool
-column_store_append(ColumnStore *store, const Datum *const *values,
+column_store_append(ColumnStore *store, const char *const *values,
 					const bool *const *isnull, Size nrows)
 {
 	Size		row = store->nrows;
@@ -151,7 +160,7 @@ column_store_append(ColumnStore *store, const Datum *const *values,
 		return false;
 	for (int c = 0; c < store->natts; c++)
 	{
-		memcpy(store->values[c] + row, values[c], nrows * sizeof(Datum));
+		memcpy(store->values[c] + row * store->width[c], values[c], nrows * store->width[c]);
 		if (isnull[c] == NULL || memchr(isnull[c], true, nrows) == NULL)
 		{
 			if (store->isnull[c])
@@ -172,7 +181,7 @@ column_store_get(const ColumnStore *store, Size row, TupleTableSlot *slot)
 	ExecClearTuple(slot);
 	for (int c = 0; c < store->natts; c++)
 	{
-		slot->tts_values[c] = store->values[c][row];
+		slot->tts_values[c] = column_store_value(store, c, row);
 		slot->tts_isnull[c] = store->isnull[c] ? store->isnull[c][row] : false;
 	}
 	ExecStoreVirtualTuple(slot);

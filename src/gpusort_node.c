@@ -337,7 +337,7 @@ init_stores(GpuSortState *state)
 
 	tuple_store_init(&state->store, state->sortcxt);
 	if (state->columnar)
-		column_store_init(&state->cols, state->sortcxt, desc->natts);
+		column_store_init(&state->cols, state->sortcxt, desc);
 }
 
 /* Memory the stored rows take. */
@@ -505,8 +505,8 @@ fill_reorder(GpuSortReorder *r)
 	for (c = 0; c < cols->natts; c++)
 	{
 		r->fixed_in[r->nfixed] = cols->values[c];
-		r->fixed_size[r->nfixed] = sizeof(Datum);
-		r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(Datum));
+		r->fixed_size[r->nfixed] = cols->width[c];
+		r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * cols->width[c]);
 		if (cols->isnull[c])
 		{
 			r->fixed_in[r->nfixed] = cols->isnull[c];
@@ -626,7 +626,9 @@ chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
 	ExecClearTuple(vslot);
 	for (int c = 0; c < vslot->tts_tupleDescriptor->natts; c++)
 	{
-		vslot->tts_values[c] = v->values[c][i];
+		int16		width = state->cols.width[c];
+
+		vslot->tts_values[c] = fetch_att(v->values[c] + i * width, true, width);
 		vslot->tts_isnull[c] = v->isnull[c][i];
 	}
 	return ExecStoreVirtualTuple(vslot);
@@ -690,7 +692,16 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 		for (int k = 0; k < state->nkeys; k++)
 		{
 			if (kw[k].nulls)
-				memcpy(kw[k].nulls + n, v.nulls[k], m * sizeof(uint32));
+			{
+				bool		nf = state->nulls_first[k];
+
+				if (v.key_has_null[k])
+					for (Size i = 0; i < m; i++)
+						kw[k].nulls[n + i] = gpusort_null_word(v.nulls[k][i], nf);
+				else
+					for (Size i = 0; i < m; i++)
+						kw[k].nulls[n + i] = gpusort_null_word(false, nf);
+			}
 			if (kw[k].hi)
 				memcpy(kw[k].hi + n, v.hi[k], m * sizeof(uint32));
 			memcpy(kw[k].lo + n, v.lo[k], m * sizeof(uint32));
@@ -742,7 +753,7 @@ sort_input(GpuSortState *state)
 	/* the area the Gather's workers store their rows in (parallel_fill.c) */
 	if (state->has_fill)
 		state->fill = fill_area_open(state->css.ss.ps.state->es_query_cxt, state->nkeys,
-									 state->types, state->slot->tts_tupleDescriptor->natts,
+									 state->types, state->slot->tts_tupleDescriptor,
 									 state->columnar, topk ? 0 : limit_bytes);
 
 	for (;;)
@@ -898,7 +909,8 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 
 		if (ahead >= 0 && ahead < (int64) state->nresult)
 			for (int c = 0; c < state->cols.natts; c++)
-				__builtin_prefetch(&state->cols.values[c][state->perm[ahead]]);
+				__builtin_prefetch(state->cols.values[c] +
+								   (Size) state->perm[ahead] * state->cols.width[c]);
 		column_store_get(&state->cols, state->perm[i], state->vslot);
 		return state->vslot;
 	}

@@ -7,7 +7,8 @@
  * the leader's GpuSortFill writes the area's handle into the parallel
  * context, and each worker's GpuSortFill attaches to it.  A worker fills
  * chunks -- the rows' encoded key words, and the rows themselves as
- * MinimalTuples (or, for rows of by-value columns, as Datum columns) -- and
+ * MinimalTuples (or, for rows of by-value columns, as columns at their
+ * own widths, the column store's form) -- and
  * pushes each full chunk onto a list in the area.  The area belongs to the
  * GpuSort: its segments outlive the workers and the Gather's parallel
  * context, and go when the GpuSort detaches (end, rescan, error).
@@ -54,6 +55,7 @@ typedef struct FillShared
 	int			nkeys;			/* what the GpuSort expects */
 	int			natts;
 	bool		columnar;
+	Size		chunk_bytes;	/* of its chunk layout */
 } FillShared;
 
 /* In the Gather's parallel context: where the workers find the area. */
@@ -80,10 +82,11 @@ typedef struct FillChunk
 typedef struct ChunkLayout
 {
 	Size		has_null;		/* bool[nkeys] */
-	Size	   *nulls;			/* uint32[cap] per key */
+	Size	   *nulls;			/* bool[cap] per key: the key is NULL */
 	Size	   *hi;				/* uint32[cap] per two-word key, else 0 */
 	Size	   *lo;				/* uint32[cap] per key */
-	Size	   *values;			/* columnar: Datum[cap] per column */
+	Size	   *values;			/* columnar: char[cap * width] per column */
+	int16	   *width;			/* columnar: bytes a value of column c takes */
 	Size	   *isnull;			/* columnar: bool[cap] per column */
 	Size		tuple_off;		/* tuples: uint32[cap] */
 	Size		data;			/* tuples: char[data_cap] */
@@ -91,21 +94,23 @@ typedef struct ChunkLayout
 } ChunkLayout;
 
 static void
-layout_chunk(ChunkLayout *l, int nkeys, const Oid *types, int natts, bool columnar)
+layout_chunk(ChunkLayout *l, int nkeys, const Oid *types, TupleDesc desc, bool columnar)
 {
 	Size		off = MAXALIGN(sizeof(FillChunk));
+	int			natts = desc->natts;
 
 	l->nulls = palloc(nkeys * sizeof(Size));
 	l->hi = palloc(nkeys * sizeof(Size));
 	l->lo = palloc(nkeys * sizeof(Size));
 	l->values = palloc(Max(natts, 1) * sizeof(Size));
 	l->isnull = palloc(Max(natts, 1) * sizeof(Size));
+	l->width = palloc(Max(natts, 1) * sizeof(int16));
 	l->has_null = off;
 	off = MAXALIGN(off + nkeys * sizeof(bool));
 	for (int k = 0; k < nkeys; k++)
 	{
 		l->nulls[k] = off;
-		off += CHUNK_ROWS * sizeof(uint32);
+		off += MAXALIGN(CHUNK_ROWS * sizeof(bool));
 		l->hi[k] = 0;
 		if (gpusort_key_words(types[k]) == 2)
 		{
@@ -120,8 +125,9 @@ layout_chunk(ChunkLayout *l, int nkeys, const Oid *types, int natts, bool column
 	{
 		for (int c = 0; c < natts; c++)
 		{
+			l->width[c] = TupleDescAttr(desc, c)->attlen;
 			l->values[c] = off;
-			off += CHUNK_ROWS * sizeof(Datum);
+			off += MAXALIGN(CHUNK_ROWS * l->width[c]);
 		}
 		for (int c = 0; c < natts; c++)
 		{
@@ -152,10 +158,10 @@ struct FillArea
 	dsa_pointer next;			/* the next chunk to read */
 	bool		started;
 	/* the view's arrays */
-	const uint32 **nulls;
+	const bool **nulls;
 	const uint32 **hi;
 	const uint32 **lo;
-	const Datum **values;
+	const char **values;
 	const bool **isnull;
 };
 
@@ -178,9 +184,10 @@ shm_room(void)
 }
 
 FillArea *
-fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, int natts, bool columnar,
+fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, TupleDesc desc, bool columnar,
 			   Size limit_bytes)
 {
+	int			natts = desc->natts;
 	MemoryContext old;
 	FillArea   *fa;
 	Size		room = shm_room();
@@ -224,11 +231,12 @@ fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, int natts, bool c
 	fa->shared->columnar = columnar;
 	fa->nkeys = nkeys;
 	fa->natts = natts;
-	layout_chunk(&fa->layout, nkeys, types, natts, columnar);
-	fa->nulls = palloc0(nkeys * sizeof(uint32 *));
+	layout_chunk(&fa->layout, nkeys, types, desc, columnar);
+	fa->shared->chunk_bytes = fa->layout.total;
+	fa->nulls = palloc0(nkeys * sizeof(bool *));
 	fa->hi = palloc0(nkeys * sizeof(uint32 *));
 	fa->lo = palloc0(nkeys * sizeof(uint32 *));
-	fa->values = palloc0(Max(natts, 1) * sizeof(Datum *));
+	fa->values = palloc0(Max(natts, 1) * sizeof(char *));
 	fa->isnull = palloc0(Max(natts, 1) * sizeof(bool *));
 	MemoryContextSwitchTo(old);
 	offered_area = fa;
@@ -268,7 +276,7 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 	view->key_has_null = (const bool *) (base + l->has_null);
 	for (int k = 0; k < fa->nkeys; k++)
 	{
-		fa->nulls[k] = (const uint32 *) (base + l->nulls[k]);
+		fa->nulls[k] = (const bool *) (base + l->nulls[k]);
 		fa->hi[k] = l->hi[k] ? (const uint32 *) (base + l->hi[k]) : NULL;
 		fa->lo[k] = (const uint32 *) (base + l->lo[k]);
 	}
@@ -283,7 +291,7 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 	{
 		for (int c = 0; c < fa->natts; c++)
 		{
-			fa->values[c] = (const Datum *) (base + l->values[c]);
+			fa->values[c] = base + l->values[c];
 			fa->isnull[c] = (const bool *) (base + l->isnull[c]);
 		}
 		view->values = fa->values;
@@ -564,7 +572,9 @@ store_row(FillState *fs, TupleTableSlot *slot)
 		slot_getallattrs(slot);
 		for (int c = 0; c < fs->natts; c++)
 		{
-			((Datum *) (base + fs->layout.values[c]))[row] = slot->tts_values[c];
+			char	   *to = base + fs->layout.values[c] + row * fs->layout.width[c];
+
+			store_att_byval(to, slot->tts_values[c], fs->layout.width[c]);
 			((bool *) (base + fs->layout.isnull[c]))[row] = slot->tts_isnull[c];
 		}
 	}
@@ -579,7 +589,7 @@ store_row(FillState *fs, TupleTableSlot *slot)
 
 		if (null)
 			((bool *) (base + fs->layout.has_null))[k] = true;
-		((uint32 *) (base + fs->layout.nulls[k]))[row] = gpusort_null_word(null, fs->nulls_first[k]);
+		((bool *) (base + fs->layout.nulls[k]))[row] = null;
 		if (fs->layout.hi[k])
 			((uint32 *) (base + fs->layout.hi[k]))[row] = (uint32) (code >> 32);
 		((uint32 *) (base + fs->layout.lo[k]))[row] = (uint32) code;
@@ -688,8 +698,12 @@ fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 		return;
 	fs->area = dsa_attach(coord->handle);
 	shared = dsa_get_address(fs->area, coord->shared);
+	if (shared->nkeys == fs->nkeys && shared->natts == fs->natts &&
+		shared->columnar == fs->columnar)
+		layout_chunk(&fs->layout, fs->nkeys, fs->types,
+					 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor, fs->columnar);
 	if (shared->nkeys != fs->nkeys || shared->natts != fs->natts ||
-		shared->columnar != fs->columnar)
+		shared->columnar != fs->columnar || shared->chunk_bytes != fs->layout.total)
 	{
 		/* not the layout the GpuSort reads: pass rows through */
 		dsa_detach(fs->area);
@@ -697,6 +711,5 @@ fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 		return;
 	}
 	fs->shared = shared;
-	layout_chunk(&fs->layout, fs->nkeys, fs->types, fs->natts, fs->columnar);
 	fs->storing = true;
 }

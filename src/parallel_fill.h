@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "nodes/extensible.h"
+#include "access/tupdesc.h"
 #include "nodes/plannodes.h"
 
 extern CustomScanMethods gpusort_fill_scan_methods;
@@ -40,13 +41,14 @@ typedef struct FillArea FillArea;
 
 /*
  * Open an area for the workers of the fill that is about to run (keys as
- * GpuSort encodes them, columnar: rows of all by-value columns as Datum
- * columns instead of tuples; limit_bytes: most the chunks may take).  The
+ * GpuSort encodes them, rows of desc; columnar: rows of all by-value columns
+ * as columns at their widths instead of tuples; limit_bytes: most the
+ * chunks may take).  The
  * next Gather to start its workers in this backend hands it to them.
  * NULL if there is no room for one (the workers then pass their rows up).
  */
 extern FillArea *fill_area_open(MemoryContext cxt, int nkeys, const Oid *types,
-								int natts, bool columnar, Size limit_bytes);
+								TupleDesc desc, bool columnar, Size limit_bytes);
 
 /* The workers are done: no Gather started from now on gets this area. */
 extern void fill_area_stop_offering(FillArea *area);
@@ -58,10 +60,10 @@ typedef struct FillChunkView
 	Size		bytes;			/* shared memory the chunk takes */
 	bool		columnar;
 	const bool *key_has_null;	/* [nkeys] */
-	const uint32 **nulls;		/* [nkeys][nrows]: NULL-order words */
+	const bool **nulls;			/* [nkeys][nrows]: the key is NULL */
 	const uint32 **hi;			/* [nkeys][nrows] (two-word keys; else NULL) */
 	const uint32 **lo;			/* [nkeys][nrows] */
-	const Datum **values;		/* columnar: [natts][nrows] */
+	const char **values;		/* columnar: [natts][nrows * width], as ColumnStore */
 	const bool **isnull;		/* columnar: [natts][nrows] */
 	const uint32 *tuple_off;	/* tuples: offset of row i's MinimalTuple */
 	const char *data;			/* tuples: chunk data they are in */
