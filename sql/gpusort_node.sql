@@ -307,9 +307,48 @@ SELECT same_result('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n
 SET max_parallel_workers_per_gather = 0;
 SELECT same_result('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, chr(65 + i % 26)::"char" AS c, a, -d::float4 AS f FROM pf ORDER BY f, n', 'f, n');
 SET max_parallel_workers_per_gather = 2;
--- off (the default): every row comes up through the Gather
-RESET gpusort.parallel_fill;
+-- off: every row comes up through the Gather
+SET gpusort.parallel_fill = off;
 EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
+-- a serial Seq Scan under a GpuSort becomes a parallel one whose workers
+-- store the rows (gpusort.parallel_fill = auto, the default: rows of
+-- by-value columns) where the standard planner kept the scan serial (here
+-- a Gather priced too dear for it); the leader scans too
+RESET gpusort.parallel_fill;
+SET parallel_setup_cost = 1e9;
+SET parallel_leader_participation = on;
+EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
+SELECT p ->> 'Rows Sorted' AS rows, (p ->> 'Rows Stored by Workers')::int > 0 AS workers_stored
+FROM explain_json('SELECT i, a, d FROM pf ORDER BY a NULLS FIRST, d DESC') p;
+SELECT same_result('SELECT i, a, d FROM pf ORDER BY a NULLS FIRST, d DESC', 'a, d');
+SELECT same_result('SELECT i, z FROM pf WHERE i % 3 <> 0 ORDER BY z DESC, i', 'z, i');
+-- both sides of a merge join: two Gathers in one plan
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT x.i, y.a, y.d FROM pf x JOIN pf y ON x.i = y.a;
+SELECT same_result('SELECT x.i, y.a, y.d FROM pf x JOIN pf y ON x.i = y.a', 'i');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+-- left serial: rows with a text column (they would all come up through the
+-- Gather), a LIMIT the top-k heap takes, a subplan (CTE), parallel_fill off,
+-- no workers allowed
+EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY a;
+EXPLAIN (COSTS OFF) SELECT i, a FROM pf ORDER BY a LIMIT 10;
+EXPLAIN (COSTS OFF) WITH w AS MATERIALIZED (SELECT i, a FROM pf ORDER BY a) SELECT count(*) FROM w;
+SET gpusort.parallel_fill = off;
+EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
+RESET gpusort.parallel_fill;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
+SET max_parallel_workers_per_gather = 2;
+-- a cursor is planned without parallel workers; read backward it gives the
+-- same rows
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT i, a FROM pf ORDER BY a DESC NULLS LAST, i;
+FETCH 2 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 2 FROM c;
+COMMIT;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -19,14 +19,31 @@
  * gpusort.parallel_fill a GpuSortFill goes between the Gather and the
  * partial plan, so that the workers store their rows for the GpuSort
  * (parallel_fill.c).
+ *
+ * A serial Sort -> Seq Scan of a table large enough for parallel workers
+ * becomes GpuSort -> Gather -> GpuSortFill -> Parallel Seq Scan where the
+ * workers would store the rows (gpusort.parallel_fill).  The standard
+ * planner leaves such a scan serial because it prices every row through the
+ * Gather's tuple queue (parallel_tuple_cost) and the CPU sort in one
+ * process; with the workers storing their rows, neither cost is paid.  Only
+ * in the main plan tree outside any Gather (no nested Gathers, no workers
+ * running a Gather), where the standard planner found the scan parallel
+ * safe, and with as many workers as it gives such a scan.
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "common/int.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "parser/parsetree.h"
+#include "storage/bufmgr.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 #include "gpusort.h"
 #include "gpusort_node.h"
@@ -34,6 +51,13 @@
 #include "sort_keys.h"
 
 static planner_hook_type prev_planner_hook = NULL;
+
+/*
+ * The statement being rewritten, and whether the node being rewritten may
+ * get a Gather below it (main plan tree, outside every Gather).
+ */
+static PlannedStmt *current_stmt = NULL;
+static bool gather_allowed = false;
 
 /* The keys of a Sort or Gather Merge. */
 typedef struct SortSpec
@@ -188,6 +212,92 @@ rewrite_list(List *plans)
 	return plans;
 }
 
+/*
+ * Parallel workers the standard planner gives a parallel scan of the table
+ * that scan reads (its parallel_workers storage parameter, or by size and
+ * min_parallel_table_scan_size), up to max_parallel_workers_per_gather.
+ */
+static int
+scan_workers(SeqScan *scan)
+{
+	RangeTblEntry *rte = rt_fetch(scan->scan.scanrelid, current_stmt->rtable);
+	RelOptInfo	rel;
+	Relation	r;
+	BlockNumber pages;
+
+	if (rte->rtekind != RTE_RELATION)
+		return 0;
+	/* the planner holds a lock on it */
+	r = table_open(rte->relid, NoLock);
+	pages = RelationGetNumberOfBlocks(r);
+	memset(&rel, 0, sizeof(rel));
+	rel.reloptkind = RELOPT_BASEREL;
+	rel.rel_parallel_workers = RelationGetParallelWorkers(r, -1);
+	table_close(r, NoLock);
+	return compute_parallel_worker(&rel, (double) pages, -1, max_parallel_workers_per_gather);
+}
+
+/*
+ * Gather -> GpuSortFill -> Parallel Seq Scan in place of the serial Seq Scan
+ * under gpusort (child), where the workers would store the rows (bound:
+ * the GpuSort's); child itself otherwise.
+ */
+static Plan *
+parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
+{
+	List	   *keys = ((CustomScan *) gpusort)->custom_private;
+	Gather	   *gather;
+	Plan	   *fill;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	AttrNumber	resno = 0;
+	int			workers;
+
+	if (!gather_allowed || !IsA(child, SeqScan) || child->parallel_aware ||
+		!child->parallel_safe || child->initPlan != NIL ||
+		!bms_is_empty(child->extParam) || !bms_is_empty(child->allParam) ||
+		(bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND) ||
+		gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF)
+		return child;
+	workers = scan_workers((SeqScan *) child);
+	if (workers <= 0)
+		return child;
+	fill = gpusort_make_fill(child, list_nth(keys, 0), list_nth(keys, 1),
+							 list_nth(keys, 4), list_nth(keys, 5));
+	if (fill == child)
+		return child;			/* the workers would send every row up */
+
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *ctle = lfirst_node(TargetEntry, lc);
+
+		resno++;
+		tlist = lappend(tlist,
+						makeTargetEntry((Expr *) makeVar(OUTER_VAR, resno,
+														 exprType((Node *) ctle->expr),
+														 exprTypmod((Node *) ctle->expr),
+														 exprCollation((Node *) ctle->expr), 0),
+										resno, ctle->resname, ctle->resjunk));
+	}
+	child->parallel_aware = true;
+	gather = makeNode(Gather);
+	gather->plan.startup_cost = child->startup_cost + parallel_setup_cost;
+	gather->plan.total_cost = child->total_cost + parallel_setup_cost;
+	gather->plan.plan_rows = child->plan_rows;
+	gather->plan.plan_width = child->plan_width;
+	gather->plan.parallel_aware = false;
+	gather->plan.parallel_safe = false;
+	gather->plan.plan_node_id = gpusort_new_plan_node_id();
+	gather->plan.targetlist = tlist;
+	gather->plan.lefttree = fill;
+	gather->num_workers = workers;
+	gather->rescan_param = -1;	/* nothing below depends on a parameter */
+	gather->single_copy = !gpusort_gather_leader_scans;
+	gather->invisible = false;
+	current_stmt->parallelModeNeeded = true;
+	return (Plan *) gather;
+}
+
 static Plan *
 rewrite_sort(Sort *sort, int64 bound)
 {
@@ -199,7 +309,10 @@ rewrite_sort(Sort *sort, int64 bound)
 	if (!big_enough(&sort->plan))
 		return (Plan *) sort;
 	gpusort = make_gpusort(&spec, sort->plan.lefttree, sort->plan.plan_node_id, bound);
-	return gpusort ? gpusort : (Plan *) sort;
+	if (gpusort == NULL)
+		return (Plan *) sort;
+	gpusort->lefttree = parallel_scan_under(gpusort, gpusort->lefttree, bound);
+	return gpusort;
 }
 
 /* Gather Merge -> Sort -> partial plan  ==>  GpuSort -> Gather -> partial plan */
@@ -263,10 +376,27 @@ rewrite_plan(Plan *plan, int64 bound)
 
 	switch (nodeTag(plan))
 	{
+		case T_Gather:
+			{
+				/* below a Gather: no Gather of ours */
+				bool		allowed = gather_allowed;
+
+				gather_allowed = false;
+				plan->lefttree = rewrite_plan(plan->lefttree, -1);
+				gather_allowed = allowed;
+				return plan;
+			}
 		case T_Sort:
 			return rewrite_sort((Sort *) plan, bound);
 		case T_GatherMerge:
-			return rewrite_gather_merge((GatherMerge *) plan, bound);
+			{
+				bool		allowed = gather_allowed;
+
+				gather_allowed = false;
+				plan = rewrite_gather_merge((GatherMerge *) plan, bound);
+				gather_allowed = allowed;
+				return plan;
+			}
 		case T_Limit:
 			plan->lefttree = rewrite_plan(plan->lefttree, limit_bound((Limit *) plan));
 			return plan;
@@ -364,8 +494,12 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 		find_max_plan_node_id(stmt->planTree);
 		foreach(lc, stmt->subplans)
 			find_max_plan_node_id(lfirst(lc));
+		current_stmt = stmt;
+		gather_allowed = true;
 		stmt->planTree = rewrite_plan(stmt->planTree, -1);
+		gather_allowed = false;
 		rewrite_list(stmt->subplans);
+		current_stmt = NULL;
 	}
 	return stmt;
 }

@@ -16,7 +16,7 @@ bool		gpusort_enabled = true;
 int			gpusort_min_rows = 1000;
 int			gpusort_max_memory = 8192;
 int			gpusort_gpu_reorder_min_rows = 262144;
-int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_OFF;
+int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_AUTO;
 bool		gpusort_gather_leader_scans = true;
 
 static const struct config_enum_entry device_options[] = {
@@ -133,13 +133,14 @@ gpusort_define_gucs(void)
 							 "Lets parallel workers encode and store GpuSort's rows: off, on or auto.",
 							 "In GpuSort -> Gather -> parallel plan, each worker puts the sort keys "
 							 "and rows it reads into shared memory (GpuSortFill) instead of sending "
-							 "every row through the Gather.  auto does so only where every column "
-							 "of the rows is passed by value (they are stored as columns; whole "
-							 "rows cost more in fresh shared memory than they save).  Off by "
-							 "default: on the H100 host neither was faster overall "
-							 "(bench/results).  Takes effect when a query is planned.",
+							 "every row through the Gather, and a serial Seq Scan under a GpuSort "
+							 "becomes a parallel one where the table is large enough for parallel "
+							 "workers.  auto (the default) does so only where every column of the "
+							 "rows is passed by value (they are stored as columns; whole rows cost "
+							 "more in fresh shared memory than they save).  Takes effect when a "
+							 "query is planned.",
 							 &gpusort_parallel_fill,
-							 GPUSORT_PARALLEL_FILL_OFF,
+							 GPUSORT_PARALLEL_FILL_AUTO,
 							 parallel_fill_options,
 							 PGC_USERSET,
 							 0,
