@@ -73,9 +73,9 @@ SET gpusort.gather_leader_scans = off;
 INSERT INTO results SELECT q, 'GpuSort (Gather leader only collects)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n BETWEEN 1 AND 5 AND n <> 4 ORDER BY n;
 RESET gpusort.gather_leader_scans;
 
--- the workers store their rows in shared memory (GpuSortFill; off by
--- default): auto, only rows of by-value columns, stored as columns; on,
--- whole rows as tuples too
+-- the workers store their rows in shared memory (GpuSortFill): auto (the
+-- default, so this repeats the GpuSort row), only rows of by-value columns,
+-- stored as columns; on, whole rows as tuples too
 SET gpusort.parallel_fill = auto;
 INSERT INTO results SELECT q, 'GpuSort (workers store by-value rows)', b.* FROM queries, pg_temp.bench(q, :runs) b WHERE n = 1 ORDER BY n;
 SET gpusort.parallel_fill = on;
