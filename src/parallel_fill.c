@@ -183,6 +183,51 @@ shm_room(void)
 	return (Size) st.f_bavail * (Size) st.f_frsize;
 }
 
+/*
+ * Are there, right now, shared memory segment slots for every segment an
+ * area of up to bytes may create?  dsa_create, and a worker's allocation
+ * that needs a new segment, raise an error when every slot is taken; this
+ * probe, which holds that many slots at once and lets them go, returns
+ * false instead, and the rows then go through the Gather.  It cannot
+ * reserve them: another backend may take slots between the probe and a
+ * worker's allocation (as with PostgreSQL's own parallel hash joins, that
+ * worker then fails with "too many dynamic shared memory segments"); slots
+ * are many (64 plus a few per connection) and an area takes a few dozen at
+ * most.
+ */
+static bool
+segment_slots_free(Size bytes)
+{
+	/* DSA's growth: 1 MB segments, two of each size, each size twice the last */
+	Size		seg = (Size) 1024 * 1024,
+				total = 0;
+	int			need = 1,		/* the area's control segment */
+				got = 0;
+	dsm_segment *probes[64];
+	bool		ok = true;
+
+	for (int i = 0; total < bytes && need < lengthof(probes); i++)
+	{
+		total += seg;
+		need++;
+		if (i % 2 == 1)
+			seg *= 2;
+	}
+	while (got < need)
+	{
+		probes[got] = dsm_create(64, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+		if (probes[got] == NULL)
+		{
+			ok = false;
+			break;
+		}
+		got++;
+	}
+	while (got > 0)
+		dsm_detach(probes[--got]);
+	return ok;
+}
+
 FillArea *
 fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, TupleDesc desc, bool columnar,
 			   Size limit_bytes)
@@ -197,20 +242,8 @@ fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, TupleDesc desc, b
 	if (limit < 4 * CHUNK_DATA)
 		return NULL;
 
-	/*
-	 * dsa_create raises an error when every shared memory segment slot is
-	 * taken; a probe that returns NULL instead lets the rows go through the
-	 * Gather then.  (A later segment of the area can still meet that error,
-	 * in a worker; slots are many -- 64 plus a few per connection -- and an
-	 * area takes a few dozen at most.)
-	 */
-	{
-		dsm_segment *probe = dsm_create(64, DSM_CREATE_NULL_IF_MAXSEGMENTS);
-
-		if (probe == NULL)
-			return NULL;
-		dsm_detach(probe);
-	}
+	if (!segment_slots_free(limit + limit / 4 + 4 * CHUNK_DATA))
+		return NULL;
 	old = MemoryContextSwitchTo(cxt);
 	if (fill_tranche_id == 0)
 		fill_tranche_id = LWLockNewTrancheId();
