@@ -329,6 +329,23 @@ EXPLAIN (COSTS OFF) SELECT x.i, y.a, y.d FROM pf x JOIN pf y ON x.i = y.a;
 SELECT same_result('SELECT x.i, y.a, y.d FROM pf x JOIN pf y ON x.i = y.a', 'i');
 RESET enable_hashjoin;
 RESET enable_nestloop;
+-- two under an Append, with bounds above the top-k heap's
+EXPLAIN (COSTS OFF) SELECT * FROM ((SELECT i, a FROM pf ORDER BY a, i LIMIT 70000) UNION ALL (SELECT i, a FROM pf ORDER BY i DESC LIMIT 70000)) u;
+SELECT same_result('SELECT * FROM ((SELECT i, a FROM pf ORDER BY a, i LIMIT 70000) UNION ALL (SELECT i, a FROM pf ORDER BY i DESC LIMIT 70000)) u', 'i, a');
+-- read row by row from PL/pgSQL
+CREATE FUNCTION loop_check() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r record; n int := 0; prev_a int; prev_i int; bad int := 0;
+BEGIN
+  FOR r IN SELECT i, a FROM pf WHERE a IS NOT NULL ORDER BY a, i LOOP
+    n := n + 1;
+    IF prev_a IS NOT NULL AND (r.a, r.i) < (prev_a, prev_i) THEN bad := bad + 1; END IF;
+    prev_a := r.a;
+    prev_i := r.i;
+  END LOOP;
+  RETURN n || ' rows, ' || bad || ' out of order';
+END $$;
+SELECT loop_check();
+DROP FUNCTION loop_check();
 -- left serial: rows with a text column (they would all come up through the
 -- Gather), a LIMIT the top-k heap takes, a subplan (CTE), parallel_fill off,
 -- no workers allowed
