@@ -135,9 +135,7 @@ column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
 	slot_getallattrs(slot);
 	for (int c = 0; c < store->natts; c++)
 	{
-		char	   *to = store->values[c] + row * store->width[c];
-
-		store_att_byval(to, slot->tts_values[c], store->width[c]);
+		store_att_byval(column_store_at(store, c, row), slot->tts_values[c], store->width[c]);
 		if (slot->tts_isnull[c])
 		{
 			if (store->isnull[c] == NULL && !start_null_flags(store, c))
@@ -160,7 +158,7 @@ column_store_append(ColumnStore *store, const char *const *values,
 		return false;
 	for (int c = 0; c < store->natts; c++)
 	{
-		memcpy(store->values[c] + row * store->width[c], values[c], nrows * store->width[c]);
+		memcpy(column_store_at(store, c, row), values[c], nrows * store->width[c]);
 		if (isnull[c] == NULL || memchr(isnull[c], true, nrows) == NULL)
 		{
 			if (store->isnull[c])

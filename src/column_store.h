@@ -46,11 +46,18 @@ extern bool column_store_add_slot(ColumnStore *store, TupleTableSlot *slot);
 extern bool column_store_append(ColumnStore *store, const char *const *values,
 								const bool *const *isnull, Size nrows);
 
+/* Where column c of row `row` lies. */
+static inline char *
+column_store_at(const ColumnStore *store, int c, Size row)
+{
+	return store->values[c] + row * store->width[c];
+}
+
 /* Column c of row `row` as a Datum. */
 static inline Datum
 column_store_value(const ColumnStore *store, int c, Size row)
 {
-	return fetch_att(store->values[c] + row * store->width[c], true, store->width[c]);
+	return fetch_att(column_store_at(store, c, row), true, store->width[c]);
 }
 
 /* Put row `row` into a virtual slot (cleared first). */

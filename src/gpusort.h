@@ -6,6 +6,8 @@
 
 #include "postgres.h"
 
+#include "nodes/pg_list.h"
+
 /* gpusort.device */
 typedef enum GpuSortDevice
 {
@@ -45,6 +47,12 @@ extern bool gpusort_gather_leader_scans;
 
 /* A plan node id no node of the plan being rewritten has (gpusort_planner.c). */
 extern int	gpusort_new_plan_node_id(void);
+
+/*
+ * A targetlist of Vars (varno: OUTER_VAR, INDEX_VAR, ...) that passes every
+ * column of targetlist on, with its name (gpusort_planner.c).
+ */
+extern List *gpusort_column_vars(List *targetlist, int varno);
 
 extern void gpusort_define_gucs(void);
 

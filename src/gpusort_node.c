@@ -692,16 +692,9 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 		for (int k = 0; k < state->nkeys; k++)
 		{
 			if (kw[k].nulls)
-			{
-				bool		nf = state->nulls_first[k];
-
-				if (v.key_has_null[k])
-					for (Size i = 0; i < m; i++)
-						kw[k].nulls[n + i] = gpusort_null_word(v.nulls[k][i], nf);
-				else
-					for (Size i = 0; i < m; i++)
-						kw[k].nulls[n + i] = gpusort_null_word(false, nf);
-			}
+				for (Size i = 0; i < m; i++)
+					kw[k].nulls[n + i] = gpusort_null_word(v.key_has_null[k] && v.nulls[k][i],
+														   state->nulls_first[k]);
 			if (kw[k].hi)
 				memcpy(kw[k].hi + n, v.hi[k], m * sizeof(uint32));
 			memcpy(kw[k].lo + n, v.lo[k], m * sizeof(uint32));
@@ -909,8 +902,7 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 
 		if (ahead >= 0 && ahead < (int64) state->nresult)
 			for (int c = 0; c < state->cols.natts; c++)
-				__builtin_prefetch(state->cols.values[c] +
-								   (Size) state->perm[ahead] * state->cols.width[c]);
+				__builtin_prefetch(column_store_at(&state->cols, c, state->perm[ahead]));
 		column_store_get(&state->cols, state->perm[i], state->vslot);
 		return state->vslot;
 	}

@@ -86,9 +86,8 @@ make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
 			   *nulls_first = NIL,
 			   *descending = NIL;
 	List	   *tlist = NIL,
-			   *scan_tlist = NIL;
+			   *scan_tlist;
 	ListCell   *lc;
-	AttrNumber	resno = 0;
 
 	foreach(lc, spec->plan->targetlist)
 	{
@@ -122,18 +121,7 @@ make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
 	}
 
 	/* scan tuple = the child's output row; output = the Sort's columns */
-	foreach(lc, child->targetlist)
-	{
-		TargetEntry *ctle = lfirst_node(TargetEntry, lc);
-		Var		   *var;
-
-		resno++;
-		var = makeVar(OUTER_VAR, resno, exprType((Node *) ctle->expr),
-					  exprTypmod((Node *) ctle->expr),
-					  exprCollation((Node *) ctle->expr), 0);
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) var, resno, ctle->resname, false));
-	}
+	scan_tlist = gpusort_column_vars(child->targetlist, OUTER_VAR);
 	foreach(lc, spec->plan->targetlist)
 	{
 		TargetEntry *tle = (TargetEntry *) copyObject(lfirst(lc));
@@ -165,6 +153,27 @@ make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
 									list_make1_int(bound >= 0 && bound <= PG_INT32_MAX ? (int) bound : -1));
 	cscan->methods = &gpusort_scan_methods;
 	return (Plan *) cscan;
+}
+
+List *
+gpusort_column_vars(List *targetlist, int varno)
+{
+	List	   *vars = NIL;
+	ListCell   *lc;
+	AttrNumber	resno = 0;
+
+	foreach(lc, targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		resno++;
+		vars = lappend(vars,
+					   makeTargetEntry((Expr *) makeVar(varno, resno, exprType((Node *) tle->expr),
+														exprTypmod((Node *) tle->expr),
+														exprCollation((Node *) tle->expr), 0),
+									   resno, tle->resname, false));
+	}
+	return vars;
 }
 
 /* LIMIT + OFFSET of a Limit node when both are constants, else -1. */
@@ -248,9 +257,6 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 	List	   *keys = ((CustomScan *) gpusort)->custom_private;
 	Gather	   *gather;
 	Plan	   *fill;
-	List	   *tlist = NIL;
-	ListCell   *lc;
-	AttrNumber	resno = 0;
 	int			workers;
 
 	if (!gather_allowed || !IsA(child, SeqScan) || child->parallel_aware ||
@@ -267,18 +273,6 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 	if (fill == child)
 		return child;			/* the workers would send every row up */
 
-	foreach(lc, child->targetlist)
-	{
-		TargetEntry *ctle = lfirst_node(TargetEntry, lc);
-
-		resno++;
-		tlist = lappend(tlist,
-						makeTargetEntry((Expr *) makeVar(OUTER_VAR, resno,
-														 exprType((Node *) ctle->expr),
-														 exprTypmod((Node *) ctle->expr),
-														 exprCollation((Node *) ctle->expr), 0),
-										resno, ctle->resname, ctle->resjunk));
-	}
 	child->parallel_aware = true;
 	gather = makeNode(Gather);
 	gather->plan.startup_cost = child->startup_cost + parallel_setup_cost;
@@ -288,7 +282,7 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 	gather->plan.parallel_aware = false;
 	gather->plan.parallel_safe = false;
 	gather->plan.plan_node_id = gpusort_new_plan_node_id();
-	gather->plan.targetlist = tlist;
+	gather->plan.targetlist = gpusort_column_vars(child->targetlist, OUTER_VAR);
 	gather->plan.lefttree = fill;
 	gather->num_workers = workers;
 	gather->rescan_param = -1;	/* nothing below depends on a parameter */
@@ -377,26 +371,21 @@ rewrite_plan(Plan *plan, int64 bound)
 	switch (nodeTag(plan))
 	{
 		case T_Gather:
+		case T_GatherMerge:
 			{
 				/* below a Gather: no Gather of ours */
 				bool		allowed = gather_allowed;
 
 				gather_allowed = false;
-				plan->lefttree = rewrite_plan(plan->lefttree, -1);
+				if (IsA(plan, GatherMerge))
+					plan = rewrite_gather_merge((GatherMerge *) plan, bound);
+				else
+					plan->lefttree = rewrite_plan(plan->lefttree, -1);
 				gather_allowed = allowed;
 				return plan;
 			}
 		case T_Sort:
 			return rewrite_sort((Sort *) plan, bound);
-		case T_GatherMerge:
-			{
-				bool		allowed = gather_allowed;
-
-				gather_allowed = false;
-				plan = rewrite_gather_merge((GatherMerge *) plan, bound);
-				gather_allowed = allowed;
-				return plan;
-			}
 		case T_Limit:
 			plan->lefttree = rewrite_plan(plan->lefttree, limit_bound((Limit *) plan));
 			return plan;

@@ -26,8 +26,6 @@
 #include "access/xact.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
-#include "nodes/makefuncs.h"
-#include "nodes/nodeFuncs.h"
 #include "port/atomics.h"
 #include "storage/dsm.h"
 #include "storage/dsm_impl.h"
@@ -433,10 +431,6 @@ gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 				  List *descending)
 {
 	CustomScan *cscan;
-	List	   *tlist = NIL,
-			   *scan_tlist = NIL;
-	ListCell   *lc;
-	AttrNumber	resno = 0;
 
 	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF || child == NULL ||
 		!child->parallel_safe)
@@ -445,21 +439,6 @@ gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO &&
 		!column_store_fits(ExecTypeFromTL(child->targetlist)))
 		return child;
-	foreach(lc, child->targetlist)
-	{
-		TargetEntry *ctle = lfirst_node(TargetEntry, lc);
-		Oid			type = exprType((Node *) ctle->expr);
-		int32		typmod = exprTypmod((Node *) ctle->expr);
-		Oid			coll = exprCollation((Node *) ctle->expr);
-
-		resno++;
-		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) makeVar(OUTER_VAR, resno, type, typmod, coll, 0),
-											 resno, ctle->resname, false));
-		tlist = lappend(tlist,
-						makeTargetEntry((Expr *) makeVar(INDEX_VAR, resno, type, typmod, coll, 0),
-										resno, ctle->resname, false));
-	}
 	cscan = makeNode(CustomScan);
 	cscan->scan.plan.startup_cost = child->startup_cost;
 	cscan->scan.plan.total_cost = child->total_cost;
@@ -468,13 +447,13 @@ gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 	cscan->scan.plan.parallel_aware = true;
 	cscan->scan.plan.parallel_safe = true;
 	cscan->scan.plan.plan_node_id = gpusort_new_plan_node_id();
-	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.targetlist = gpusort_column_vars(child->targetlist, INDEX_VAR);
 	cscan->scan.plan.extParam = bms_copy(child->extParam);
 	cscan->scan.plan.allParam = bms_copy(child->allParam);
 	cscan->scan.plan.lefttree = child;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;
-	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_scan_tlist = gpusort_column_vars(child->targetlist, OUTER_VAR);
 	cscan->custom_private = list_make4(attnos, types, nulls_first, descending);
 	cscan->methods = &gpusort_fill_scan_methods;
 	return (Plan *) cscan;
@@ -731,10 +710,8 @@ fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 		return;
 	fs->area = dsa_attach(coord->handle);
 	shared = dsa_get_address(fs->area, coord->shared);
-	if (shared->nkeys == fs->nkeys && shared->natts == fs->natts &&
-		shared->columnar == fs->columnar)
-		layout_chunk(&fs->layout, fs->nkeys, fs->types,
-					 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor, fs->columnar);
+	layout_chunk(&fs->layout, fs->nkeys, fs->types,
+				 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor, fs->columnar);
 	if (shared->nkeys != fs->nkeys || shared->natts != fs->natts ||
 		shared->columnar != fs->columnar || shared->chunk_bytes != fs->layout.total)
 	{
