@@ -542,7 +542,6 @@ static_assert(QS_SPLIT_BUCKETS == (1 << QS_SPLIT_BITS) - 1, "the sentinel is all
 #define QS_SPLIT_SAMPLE	4096		/* keys sampled per sequence (16 per pivot at most pivots) */
 #define QS_SPLIT_TARGET	(QS_LEAF / 2)	/* pairs a bucket is meant to get */
 #define QS_SPLIT_MIN	(8 * QS_LEAF)	/* longer sequences are split; shorter ones are leaves */
-#define QS_SPLIT_TASKS_PER_SM 4
 #define QS_SPLIT_OFFSET_THREADS 512	/* >= QS_SPLIT_BUCKETS: a thread a bucket */
 
 template <typename K>
@@ -555,7 +554,11 @@ struct qs_split_items
 	 * runs of a bucket written at once, where a block may have the shared
 	 * memory; the compact variant fits the 48 KB of every device
 	 */
+#ifdef QS_SCATTER_ITEMS
+	static constexpr int SCATTER_ITEMS = QS_SCATTER_ITEMS;	/* (-D to measure others) */
+#else
 	static constexpr int SCATTER_ITEMS = 16;
+#endif
 	static constexpr int SCATTER_ITEMS_COMPACT = 4;
 
 	/* the scatter's dynamic shared memory: a step's keys, payloads and places, the match words */
@@ -691,9 +694,13 @@ qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *
 
 /*
  * The start of a split kernel: the task's sequence's pivots into shared
- * memory (piv: QS_SPLIT_PIVOTS + 1 places, those past the k pivots all
- * ones) and the block's 2k + 1 bucket counts zeroed (a barrier to follow);
- * returns k.
+ * memory (unless piv is NULL) and the block's 2k + 1 bucket counts zeroed
+ * (a barrier to follow); returns k.  piv (QS_SPLIT_PIVOTS + 1 places) holds the pivots, padded to
+ * 255 with all ones, as a search tree in level order (piv[1] the median,
+ * the children of node j at 2j and 2j + 1): the nodes a warp's searches
+ * read at one depth lie side by side, in different banks while the level
+ * has at most 32 of them, where halvings over the sorted pivots read
+ * places 2^d apart that share a bank.
  */
 template <typename K>
 __device__ __forceinline__ int
@@ -703,36 +710,57 @@ qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *piv
 	const int	k = (int) npiv[task.seq];
 	const uint32_t base = seqs[task.seq].pivot_base;
 
-	for (int i = threadIdx.x; i < QS_SPLIT_PIVOTS + 1; i += QS_THREADS)
-		piv[i] = i < k ? pivots[base + i] : ~(K) 0;
+	for (int j = 1 + threadIdx.x; piv != NULL && j < QS_SPLIT_PIVOTS + 1; j += QS_THREADS)
+	{
+		const int	depth = 31 - __clz(j),
+					i = ((2 * (j - (1 << depth)) + 1) << (7 - depth)) - 1;	/* its rank */
+
+		piv[j] = i < k ? pivots[base + i] : ~(K) 0;
+	}
 	for (int b = threadIdx.x; b < 2 * k + 1; b += QS_THREADS)
 		cnt[b] = 0;
 	return k;
 }
 
 /*
- * qs_bucket over the padded pivots: a fixed number of halvings without
- * branches, so that the searches of a thread's items overlap.
+ * The bucket of x among the k pivots of qs_split_begin's tree: eight steps
+ * down it without branches (so that the searches of a thread's items
+ * overlap), keeping the last node not below x -- the first pivot not below
+ * x, for the equal bucket.
  */
 template <typename K>
 __device__ __forceinline__ uint32_t
 qs_split_bucket(K x, const K *piv, int k)
 {
-	static_assert(QS_SPLIT_PIVOTS + 1 == 256, "eight halvings");
-	int			lo = 0;			/* pivots below x among the first 255 places */
+	static_assert(QS_SPLIT_PIVOTS + 1 == 256, "eight levels");
+	int			j = 1;
+	K			next = ~(K) 0;	/* the first pivot not below x */
 
 #pragma unroll
-	for (int half = 128; half > 0; half >>= 1)
-		lo += piv[lo + half - 1] < x ? half : 0;
-	lo = min(lo, k);
-	return 2 * lo + (lo < k && piv[lo] == x);
+	for (int d = 0; d < 8; d++)
+	{
+		const K		p = piv[j];
+		const bool	below = p < x;
+
+		next = below ? next : p;
+		j = 2 * j + below;
+	}
+
+	const int	lo = min(j - 256, k);	/* pivots below x */
+
+	return 2 * lo + (lo < k && next == x);
 }
 
-/* Each task's pairs of each bucket of its sequence. */
+/*
+ * Each task's pairs of each bucket of its sequence, and each pair's bucket
+ * (to bid, at its place), which the scatter reads instead of searching
+ * the pivots again.
+ */
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
 qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, const K *pivots,
-					  const uint32_t *npiv, const K *__restrict__ keys, uint32_t *counts)
+					  const uint32_t *npiv, const K *__restrict__ keys, uint32_t *counts,
+					  uint16_t *__restrict__ bid)
 {
 	constexpr int ITEMS = qs_split_items<K>::ITEMS;
 	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
@@ -761,6 +789,9 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 			const uint32_t idx = step + i * QS_THREADS + t,
 						b = idx < task.end ? qs_split_bucket(key[i], piv, k) : QS_SPLIT_BUCKETS,
 						b0 = __shfl_sync(0xffffffffu, b, 0);
+
+			if (idx < task.end)
+				bid[idx] = (uint16_t) b;
 
 			/*
 			 * Counts need no ranks: a shared add a pair, or one for the
@@ -833,14 +864,14 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
  */
 template <typename K, int ITEMS>
 __global__ void __launch_bounds__(QS_THREADS)
-qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, const K *pivots,
+qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 						const uint32_t *npiv, const uint32_t *counts,
-						const K *__restrict__ ks, const uint32_t *__restrict__ vs,
-						K *__restrict__ kd, uint32_t *__restrict__ vd)
+						const uint16_t *__restrict__ bid, const K *__restrict__ ks,
+						const uint32_t *__restrict__ vs, K *__restrict__ kd,
+						uint32_t *__restrict__ vd)
 {
 	constexpr int STEP = QS_THREADS * ITEMS;
 	static_assert(QS_SPLIT_BUCKETS <= 2 * QS_THREADS, "two buckets a thread in the scan");
-	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
 	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS],
 				base[QS_SPLIT_BUCKETS],
 				first[QS_SPLIT_BUCKETS],
@@ -851,7 +882,7 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 			   *sd = sv + STEP,
 			   *mw = sd + STEP + (threadIdx.x >> 5) * (1 << QS_SPLIT_BITS);	/* the warp's */
 	const qs_split_task task = tasks[blockIdx.x];
-	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv, cnt),
+	const int	k = qs_split_begin<K>(task, seqs, NULL, npiv, NULL, cnt),
 				nb = 2 * k + 1,
 				t = threadIdx.x,
 				lane = t & 31;
@@ -877,7 +908,7 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, co
 
 			key[i] = in ? ks[idx] : (K) 0;
 			val[i] = in ? vs[idx] : 0;
-			bucket[i] = in ? qs_split_bucket(key[i], piv, k) : QS_SPLIT_BUCKETS;
+			bucket[i] = in ? bid[idx] : QS_SPLIT_BUCKETS;
 		}
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
@@ -944,18 +975,25 @@ median3(K a, K b, K c)
  * QS_LEAF_MAX, takes the split rounds' buckets a little longer than
  * QS_LEAF that no neighbour joins.
  */
-#define QS_LEAF_MAX		(2 * QS_LEAF)	/* the largest network (512 threads) */
-#define QS_REG_LEAF_MIN	(QS_LEAF / 4)	/* the smallest network (2 places a thread) */
+#define QS_LEAF_MAX		(2 * QS_LEAF)	/* the largest network */
+#define QS_REG_LEAF_MIN	(QS_LEAF / 4)	/* the smallest network */
 #define QS_LEAF_NETWORKS 4			/* QS_LEAF_MAX, QS_LEAF, QS_LEAF / 2, QS_LEAF / 4 */
+#ifndef QS_LEAF_PLACES
+#define QS_LEAF_PLACES	8			/* most places a thread (-D to measure others) */
+#endif
+#ifndef QS_LEAF_THREADS_MIN
+#define QS_LEAF_THREADS_MIN QS_THREADS	/* fewest threads a network */
+#endif
 static_assert(QS_LEAF_MAX >> (QS_LEAF_NETWORKS - 1) == QS_REG_LEAF_MIN, "the networks' sizes");
-static_assert(QS_REG_LEAF_MIN >= QS_THREADS && QS_REG_LEAF_MIN % QS_THREADS == 0,
+static_assert(QS_REG_LEAF_MIN >= QS_LEAF_THREADS_MIN && QS_REG_LEAF_MIN % QS_LEAF_THREADS_MIN == 0,
 			  "a leaf is whole places of every thread");
 
-/* Threads of the network of size places: 8 places a thread at most. */
+/* Threads of the network of size places: QS_LEAF_PLACES places a thread at most. */
 __host__ __device__ constexpr int
 qs_leaf_threads(int size)
 {
-	return size / 8 > QS_THREADS ? size / 8 : QS_THREADS;
+	return size / QS_LEAF_PLACES > QS_LEAF_THREADS_MIN ? size / QS_LEAF_PLACES
+		: QS_LEAF_THREADS_MIN;
 }
 
 __host__ __device__ constexpr int
@@ -1164,8 +1202,8 @@ qs_largest_leaf_network(void)
 template <typename K, int ITEMS>
 static gpusort_status
 qs_launch_split_scatter(size_t ntasks, cudaStream_t stream, const qs_split_task *tasks,
-						const qs_split_seq *seqs, const K *pivots, const uint32_t *npiv,
-						const uint32_t *counts, const K *ks, const uint32_t *vs, K *kd,
+						const qs_split_seq *seqs, const uint32_t *npiv, const uint32_t *counts,
+						const uint16_t *bid, const K *ks, const uint32_t *vs, K *kd,
 						uint32_t *vd)
 {
 	constexpr size_t smem = qs_split_items<K>::scatter_smem(ITEMS);
@@ -1173,7 +1211,7 @@ qs_launch_split_scatter(size_t ntasks, cudaStream_t stream, const qs_split_task 
 	CUDA_TRY(cudaFuncSetAttribute(qs_split_scatter_kernel<K, ITEMS>,
 								  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 	qs_split_scatter_kernel<K, ITEMS><<<(unsigned) ntasks, QS_THREADS, smem, stream>>>(
-		tasks, seqs, pivots, npiv, counts, ks, vs, kd, vd);
+		tasks, seqs, npiv, counts, bid, ks, vs, kd, vd);
 	CUDA_TRY_LAUNCH("qs_split_scatter_kernel");
 	return GPUSORT_OK;
 }
@@ -1650,7 +1688,8 @@ qs_split_temp_bytes(size_t n, int key_bytes)
 	return 16 + c.seqs * sizeof(qs_split_seq) + c.tasks * sizeof(qs_split_task) +
 		c.tasks * QS_SPLIT_BUCKETS * sizeof(uint32_t) +	/* counts */
 		(c.seqs + c.buckets) * sizeof(uint32_t) +			/* npiv, totals */
-		c.pivots * (size_t) key_bytes + 16;
+		c.pivots * (size_t) key_bytes + 16 +
+		n * sizeof(uint16_t) + 16;							/* each pair's bucket */
 }
 
 /*
@@ -1815,6 +1854,105 @@ struct qs_leaf_queue
 };
 
 /*
+ * Blocks of the split scatter of ITEMS pairs a step that a SM of the
+ * current device holds (asked once a device).
+ */
+template <typename K, int ITEMS>
+static int
+qs_split_scatter_per_sm(void)
+{
+	static int	cached_device = -1,
+				cached_blocks;
+	int			device,
+				blocks = 0;
+
+	if (cudaGetDevice(&device) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return 1;
+	}
+	if (device == cached_device)
+		return cached_blocks;
+	if (cudaFuncSetAttribute(qs_split_scatter_kernel<K, ITEMS>,
+							 cudaFuncAttributeMaxDynamicSharedMemorySize,
+							 (int) qs_split_items<K>::scatter_smem(ITEMS)) != cudaSuccess ||
+		cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, qs_split_scatter_kernel<K, ITEMS>,
+													  QS_THREADS,
+													  qs_split_items<K>::scatter_smem(ITEMS)) !=
+		cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		blocks = 0;
+	}
+	cached_device = device;
+	cached_blocks = std::max(blocks, 1);
+	return cached_blocks;
+}
+
+/* The length of each of m tasks of a sequence of len pairs: whole steps. */
+static size_t
+qs_split_task_len(size_t len, size_t m, size_t step)
+{
+	return ((len + m - 1) / m + step - 1) / step * step;
+}
+
+/*
+ * The length of a round's tasks (a multiple of step).  A sequence of len
+ * pairs is cut into ceil(len / chunk) tasks of equal length; the device
+ * runs slots scatter blocks at once, each a task at a time, at about one
+ * pace, so the round takes about waves = ceil(tasks / slots) tasks, the
+ * last of them the longest, plus four steps a wave for the tasks' starts
+ * (bucket offsets, zeroed counts).  Of the chunks
+ * total / (slots * w), w = 1 .. 12, those that would finish within 3% of
+ * the earliest are the candidates, and the one of fewest tasks is taken.
+ * One sequence gets one wave of slots tasks; a fixed number of tasks a SM,
+ * above the blocks a SM holds, left a second, partly idle wave.  At most
+ * max_tasks tasks (> the sequences: the caller's room).
+ */
+static size_t
+qs_split_chunk(const std::vector<qs_work> &split, size_t total, size_t slots, size_t step,
+			   size_t max_tasks)
+{
+	const size_t least = (total + (max_tasks - split.size()) - 1) / (max_tasks - split.size());
+	size_t		best = 0,
+				best_span = SIZE_MAX,
+				best_tasks = 0;
+	struct
+	{
+		size_t		chunk,
+					span,
+					ntasks;
+	}			cand[12];
+
+	for (size_t w = 1; w <= 12; w++)
+	{
+		const size_t chunk = std::max({(total + slots * w - 1) / (slots * w), least, step});
+		size_t		ntasks = 0,
+					longest = 0;
+
+		for (const qs_work &q : split)
+		{
+			const size_t len = q.end - q.start,
+						m = (len + chunk - 1) / chunk;
+
+			ntasks += m;
+			longest = std::max(longest, qs_split_task_len(len, m, step));
+		}
+		const size_t waves = (ntasks + slots - 1) / slots;
+
+		cand[w - 1] = {chunk, (waves - 1) * (total / ntasks) + longest + waves * 4 * step, ntasks};
+		best_span = std::min(best_span, cand[w - 1].span);
+	}
+	for (const auto &c : cand)
+		if (c.span <= best_span + best_span / 32 && (best == 0 || c.ntasks < best_tasks))
+		{
+			best = c.chunk;
+			best_tasks = c.ntasks;
+		}
+	return best;
+}
+
+/*
  * The split rounds: while some sequence of work is longer than QS_SPLIT_MIN
  * (and not of one value, and not left by a poor split), those of one buffer
  * are split into the other, and their buckets replace them in work.
@@ -1840,6 +1978,7 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 			   *d_npiv = d_counts + cap.tasks * QS_SPLIT_BUCKETS,
 			   *d_totals = d_npiv + cap.seqs;
 	K		   *d_pivots = (K *) (((uintptr_t) (d_totals + cap.buckets) + 15) & ~(uintptr_t) 15);
+	uint16_t   *d_bid = (uint16_t *) (((uintptr_t) (d_pivots + cap.pivots) + 15) & ~(uintptr_t) 15);
 	constexpr size_t STEP = qs_split_items<K>::STEP;
 	static std::vector<qs_split_seq> seqs;
 	static std::vector<qs_split_task> tasks;
@@ -1852,6 +1991,9 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 	static std::vector<qs_work> rest,
 				split;
 	const bool	long_scatter = qs_long_scatter_fits<K>();
+	const int	scatter_per_sm = long_scatter
+		? qs_split_scatter_per_sm<K, qs_split_items<K>::SCATTER_ITEMS>()
+		: qs_split_scatter_per_sm<K, qs_split_items<K>::SCATTER_ITEMS_COMPACT>();
 
 	for (;;)
 	{
@@ -1880,12 +2022,10 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		if (split.empty())
 			return GPUSORT_OK;
 
-		/* sections of whole steps, about QS_SPLIT_TASKS_PER_SM a SM in all */
-		size_t		chunk = std::max<size_t>((total + (size_t) sms * QS_SPLIT_TASKS_PER_SM - 1) /
-											 ((size_t) sms * QS_SPLIT_TASKS_PER_SM), STEP);
+		const size_t chunk = qs_split_chunk(split, total, (size_t) sms * scatter_per_sm, STEP,
+											cap.tasks);
 		size_t		ncounts = 0;
 
-		chunk = (chunk + STEP - 1) / STEP * STEP;
 		seqs.clear();
 		tasks.clear();
 		npivots = nbuckets = 0;
@@ -1901,10 +2041,12 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 			sq.pivot_base = (uint32_t) npivots;
 			sq.bucket_base = (uint32_t) nbuckets;
 			sq.first_task = (uint32_t) tasks.size();
-			for (size_t b = w.start; b < w.end; b += chunk)
+			const size_t tlen = qs_split_task_len(len, (len + chunk - 1) / chunk, STEP);
+
+			for (size_t b = w.start; b < w.end; b += tlen)
 			{
 				tasks.push_back({(uint32_t) q, (uint32_t) b,
-								 (uint32_t) std::min<size_t>(b + chunk, w.end),
+								 (uint32_t) std::min<size_t>(b + tlen, w.end),
 								 (uint32_t) ncounts});
 				ncounts += 2 * sq.kmax + 1;
 			}
@@ -1927,7 +2069,7 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		CUDA_TRY_LAUNCH("qs_split_pivots_kernel");
 		qs_trace(stream, "split: pivots", seqs.size());
 		qs_split_count_kernel<K><<<(unsigned) tasks.size(), QS_THREADS, 0, stream>>>(
-			d_tasks, d_seqs, d_pivots, d_npiv, keys[src], d_counts);
+			d_tasks, d_seqs, d_pivots, d_npiv, keys[src], d_counts, d_bid);
 		CUDA_TRY_LAUNCH("qs_split_count_kernel");
 		qs_trace(stream, "split: count", tasks.size());
 		qs_split_offsets_kernel<<<(unsigned) seqs.size(), QS_SPLIT_OFFSET_THREADS, 0, stream>>>(
@@ -1937,10 +2079,10 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		{
 			gpusort_status sst = long_scatter
 				? qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS>(
-					tasks.size(), stream, d_tasks, d_seqs, d_pivots, d_npiv, d_counts,
+					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
 					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1])
 				: qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS_COMPACT>(
-					tasks.size(), stream, d_tasks, d_seqs, d_pivots, d_npiv, d_counts,
+					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
 					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1]);
 
 			if (sst != GPUSORT_OK)
