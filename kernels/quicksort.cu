@@ -771,6 +771,18 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 				t = threadIdx.x,
 				lane = t & 31;
 
+	K			next[ITEMS];	/* the next step's keys, loaded while this one's are searched */
+	auto		load = [&](uint32_t step) {
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			const uint32_t idx = step + i * QS_THREADS + t;
+
+			next[i] = idx < task.end ? keys[idx] : (K) 0;
+		}
+	};
+
+	load(task.begin);
 	__syncthreads();
 	for (uint32_t step = task.begin; step < task.end; step += qs_split_items<K>::STEP)
 	{
@@ -778,11 +790,9 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
-		{
-			const uint32_t idx = step + i * QS_THREADS + t;
-
-			key[i] = idx < task.end ? keys[idx] : (K) 0;
-		}
+			key[i] = next[i];
+		if (step + qs_split_items<K>::STEP < task.end)
+			load(step + qs_split_items<K>::STEP);
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 		{
@@ -892,14 +902,13 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 	for (int w = lane; w < 1 << QS_SPLIT_BITS; w += 32)
 		mw[w] = 0;
 	__syncthreads();
-	for (uint32_t step = task.begin; step < task.end; step += STEP)
-	{
-		K			key[ITEMS];
-		uint32_t	val[ITEMS],
-					bucket[ITEMS],
-					place[ITEMS];
-		const uint32_t nstep = min((uint32_t) STEP, task.end - step);
+	K			key[ITEMS];
+	uint32_t	val[ITEMS],
+				bucket[ITEMS],
+				place[ITEMS];
 
+	/* a step's pairs and buckets into registers (the sentinel bucket past the task) */
+	auto		load = [&](uint32_t step) {
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 		{
@@ -910,6 +919,13 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 			val[i] = in ? vs[idx] : 0;
 			bucket[i] = in ? bid[idx] : QS_SPLIT_BUCKETS;
 		}
+	};
+
+	load(task.begin);
+	for (uint32_t step = task.begin; step < task.end; step += STEP)
+	{
+		const uint32_t nstep = min((uint32_t) STEP, task.end - step);
+
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 			place[i] = qs_warp_count_or<QS_SPLIT_BITS>(bucket[i], cnt, mw, lane);
@@ -939,6 +955,14 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 				sd[slot] = base[bucket[i]] + place[i];
 			}
 		__syncthreads();
+
+		/*
+		 * the next step's loads, into the registers just freed, are on their
+		 * way while this step's pairs go out (without them every warp of the
+		 * block waited for its loads with nothing else to do)
+		 */
+		if (step + STEP < task.end)
+			load(step + STEP);
 		for (uint32_t j = t; j < nstep; j += QS_THREADS)
 		{
 			const uint32_t d = sd[j];
@@ -964,16 +988,27 @@ median3(K a, K b, K c)
 
 /*
  * A leaf of at most SIZE pairs (a power of two), sorted by a block of
- * THREADS threads: the bitonic network over SIZE places (padding last),
- * each thread holding E = SIZE / THREADS consecutive places in registers --
- * strides below E within a thread, strides within a warp by shuffles, the
- * larger ones through shared memory (sk/sv: qs_leaf_smem(SIZE) places,
- * padded a place every 32 so that both a thread's consecutive places and
- * a warp's coalesced ones are free of bank conflicts).  Sorted from
- * kin/vin into kout/vout.  The leaf kernels take leaves of SIZE / 2 <
- * count <= SIZE (the smallest size, every shorter leaf too); the largest,
- * QS_LEAF_MAX, takes the split rounds' buckets a little longer than
- * QS_LEAF that no neighbour joins.
+ * THREADS threads: a bitonic network over SIZE places, each thread holding
+ * E = SIZE / THREADS consecutive places in registers -- strides below E
+ * within a thread, strides within a warp by shuffles, the larger ones
+ * through shared memory (sk/sv: qs_leaf_smem(SIZE) places, padded a place
+ * every 32 so that both a thread's consecutive places and a warp's
+ * coalesced ones are free of bank conflicts).  Sorted from kin/vin into
+ * kout/vout.  The leaf kernels take leaves of SIZE / 2 < count <= SIZE
+ * (the smallest size, every shorter leaf too); the largest, QS_LEAF_MAX,
+ * takes the split rounds' buckets a little longer than QS_LEAF that no
+ * neighbour joins.
+ *
+ * The network is the bitonic sort's form in which every comparator puts
+ * the smaller pair at the lower place: each merge of size places first
+ * compares place e with its mirror e ^ (size - 1), then e with e ^ stride
+ * for the strides below size / 2.  The places past count hold padding
+ * pairs above every real one, and a comparator whose upper place holds one
+ * leaves both places as they were; so the padding never moves, and the
+ * warps whose places are all padding -- up to half of a network's, where
+ * a leaf is just over the next smaller size -- do nothing but wait at the
+ * barriers (their places in shared memory keep the padding written at the
+ * start).
  */
 #define QS_LEAF_MAX		(2 * QS_LEAF)	/* the largest network */
 #define QS_REG_LEAF_MIN	(QS_LEAF / 4)	/* the smallest network */
@@ -1022,23 +1057,6 @@ qs_keep(K &k, uint32_t &v, K pk, uint32_t pv, bool keep_min)
 	}
 }
 
-/* Every thread's E places from registers into shared memory, between barriers. */
-template <typename K, int E>
-__device__ __forceinline__ void
-qs_regs_to_smem(const K *k, const uint32_t *v, K *sk, uint32_t *sv)
-{
-	const int	t = threadIdx.x;
-
-	__syncthreads();
-#pragma unroll
-	for (int r = 0; r < E; r++)
-	{
-		sk[qs_pad(t * E + r)] = k[r];
-		sv[qs_pad(t * E + r)] = v[r];
-	}
-	__syncthreads();
-}
-
 template <typename K, int SIZE>
 __device__ void
 qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, uint32_t count,
@@ -1048,6 +1066,8 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 	constexpr int E = SIZE / THREADS;
 	const int	t = threadIdx.x,
 				lane = t & 31;
+	const bool	idle = (uint32_t) ((t >> 5) * 32 * E) >= count,	/* the warp holds padding only */
+				pad_only = (uint32_t) (t * E) >= count;	/* this thread does */
 	K			k[E];
 	uint32_t	v[E];
 
@@ -1073,59 +1093,94 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 #pragma unroll
 		for (int stride = size >> 1; stride > 0; stride >>= 1)
 		{
+			const bool	mirror = stride == size >> 1;
+
 			if (stride >= E * 32)
 			{
 				/* the partner is in another warp */
-				qs_regs_to_smem<K, E>(k, v, sk, sv);
+				__syncthreads();
+				if (!idle)
 #pragma unroll
-				for (int r = 0; r < E; r++)
-				{
-					const int	e = t * E + r,
-								p = e ^ stride;
+					for (int r = 0; r < E; r++)
+					{
+						sk[qs_pad(t * E + r)] = k[r];
+						sv[qs_pad(t * E + r)] = v[r];
+					}
+				__syncthreads();
+				if (!idle)
+#pragma unroll
+					for (int r = 0; r < E; r++)
+					{
+						const int	e = t * E + r,
+									p = e ^ (mirror ? size - 1 : stride);
 
-					qs_keep(k[r], v[r], sk[qs_pad(p)], sv[qs_pad(p)],
-							((e & stride) == 0) == ((e & size) == 0));
-				}
+						qs_keep(k[r], v[r], sk[qs_pad(p)], sv[qs_pad(p)], (e & stride) == 0);
+					}
 			}
 			else if (stride >= E)
 			{
-				/* the partner is lane ^ m of this warp */
+				/* the partner is in another lane of this warp */
 				const int	m = stride / E;
 
-#pragma unroll
-				for (int r = 0; r < E; r++)
+				if (idle)
+					continue;
+				if (mirror)
 				{
-					const int	e = t * E + r;
-					const K		pk = __shfl_xor_sync(0xffffffffu, k[r], m);
-					const uint32_t pv = __shfl_xor_sync(0xffffffffu, v[r], m);
+					/* lane ^ (2m - 1), its place E - 1 - r */
+#pragma unroll
+					for (int r = 0; r < E / 2; r++)
+					{
+						const K		pk_lo = __shfl_xor_sync(0xffffffffu, k[E - 1 - r], 2 * m - 1),
+									pk_hi = __shfl_xor_sync(0xffffffffu, k[r], 2 * m - 1);
+						const uint32_t pv_lo = __shfl_xor_sync(0xffffffffu, v[E - 1 - r], 2 * m - 1),
+									pv_hi = __shfl_xor_sync(0xffffffffu, v[r], 2 * m - 1);
 
-					qs_keep(k[r], v[r], pk, pv, ((lane & m) == 0) == ((e & size) == 0));
+						qs_keep(k[r], v[r], pk_lo, pv_lo, (lane & m) == 0);
+						qs_keep(k[E - 1 - r], v[E - 1 - r], pk_hi, pv_hi, (lane & m) == 0);
+					}
 				}
+				else
+#pragma unroll
+					for (int r = 0; r < E; r++)
+					{
+						const K		pk = __shfl_xor_sync(0xffffffffu, k[r], m);
+						const uint32_t pv = __shfl_xor_sync(0xffffffffu, v[r], m);
+
+						qs_keep(k[r], v[r], pk, pv, (lane & m) == 0);
+					}
 			}
-			else
+			else if (!pad_only)
 			{
+				/* both places are this thread's */
 #pragma unroll
 				for (int r = 0; r < E; r++)
 					if ((r & stride) == 0)
 					{
-						const int	e = t * E + r;
+						const int	q = r ^ (mirror ? size - 1 : stride);
 
-						if (pair_greater(k[r], v[r], k[r | stride], v[r | stride]) ==
-							((e & size) == 0))
+						if (pair_greater(k[r], v[r], k[q], v[q]))
 						{
 							const K		tk = k[r];
 							const uint32_t tv = v[r];
 
-							k[r] = k[r | stride];
-							v[r] = v[r | stride];
-							k[r | stride] = tk;
-							v[r | stride] = tv;
+							k[r] = k[q];
+							v[r] = v[q];
+							k[q] = tk;
+							v[q] = tv;
 						}
 					}
 			}
 		}
 	}
-	qs_regs_to_smem<K, E>(k, v, sk, sv);
+	__syncthreads();
+	if (!idle)
+#pragma unroll
+		for (int r = 0; r < E; r++)
+		{
+			sk[qs_pad(t * E + r)] = k[r];
+			sv[qs_pad(t * E + r)] = v[r];
+		}
+	__syncthreads();
 #pragma unroll
 	for (int r = 0; r < E; r++)
 	{
@@ -1152,8 +1207,18 @@ qs_leaf_smem_bytes(int size)
 	return (size_t) qs_leaf_smem(size) * (sizeof(K) + sizeof(uint32_t));
 }
 
+#ifndef QS_LEAF_REGS
+#define QS_LEAF_REGS	64			/* registers a thread at most, 0: the compiler's choice (-D to measure) */
+#endif
+__host__ __device__ constexpr int
+qs_leaf_min_blocks(int size)
+{
+	return QS_LEAF_REGS > 0 && 65536 / (qs_leaf_threads(size) * QS_LEAF_REGS) > 0
+		? 65536 / (qs_leaf_threads(size) * QS_LEAF_REGS) : 1;
+}
+
 template <typename K, int SIZE>
-__global__ void __launch_bounds__(qs_leaf_threads(SIZE))
+__global__ void __launch_bounds__(qs_leaf_threads(SIZE), qs_leaf_min_blocks(SIZE))
 qs_leaf_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t *v1)
 {
 	extern __shared__ __align__(16) unsigned char qs_leaf_mem[];

@@ -11,9 +11,12 @@
  * skewed keys lose their common values at once; the rest go on below.
  * Split rounds (phase one on today's hardware): every sequence longer than
  * 16,384 pairs is cut, many blocks per sequence, into up to 511 buckets
- * around up to 255 pivots -- quantiles of a sample of its keys -- by a
- * count pass, a scan of each block's counts (its first place in each
- * bucket, no atomics) and a scatter through shared memory in bucket order;
+ * around up to 255 pivots -- quantiles of a sample of its keys, searched as
+ * a level-order tree in shared memory -- by a count pass (which keeps each
+ * pair's bucket), a scan of each block's counts (its first place in each
+ * bucket, no atomics) and a scatter through shared memory in bucket order,
+ * its tasks cut so that the scatter's resident blocks take them in whole
+ * waves;
  * the equal buckets are finished, small neighbouring buckets are joined
  * into leaves of up to QS_LEAF pairs (sent to phase two at once), long
  * ones are split again.
@@ -32,7 +35,8 @@
  * and its sorts launched while the host builds the next): leaves of up to
  * QS_LEAF_MAX pairs are sorted by a bitonic network of 512 to QS_LEAF_MAX
  * places (the smallest that holds the leaf) that keeps 2 to 8 places a
- * thread in registers; longer ones, in batches of their own, by one block per
+ * thread in registers, every comparator putting the smaller pair lower so
+ * that the warps holding only padding sit the network out; longer ones, in batches of their own, by one block per
  * sequence with an explicit stack, pushing the larger side first so that
  * the smaller is sorted next; median-of-three pivot; a count pass, then a
  * three-way scatter (smaller | equal | larger) into the other buffer, the
