@@ -301,10 +301,10 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 											   GPUSORT_ALGO_AUTO, &a, why, sizeof(why), &look));
 						snprintf(res.choice, sizeof(res.choice), "%s: %s",
 								 gpusort_algorithm_name(a), why);
-						/* bitonic for one block; else the sort picked */
+						/* bitonic (its scratch above one block's pairs); else the sort picked */
 						if (a == GPUSORT_ALGO_BITONIC)
 						{
-							GS(bitonic_sort_pairs<K>(keys, vals, n, false, NULL, 0));
+							GS(bitonic_sort_pairs<K>(keys, vals, n, false, bitonic_temp, 0));
 							out_k = keys[1];
 							out_v = vals[1];
 						}

@@ -85,7 +85,8 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 	if (n <= GPUSORT_AUTO_BITONIC_MAX_N)
 	{
 		*chosen = GPUSORT_ALGO_BITONIC;
-		snprintf(why, len, "%zu rows fit one block", n);
+		snprintf(why, len, "%zu rows, at most %d: one bitonic network", n,
+				 GPUSORT_AUTO_BITONIC_MAX_N);
 		return GPUSORT_OK;
 	}
 
