@@ -1057,6 +1057,27 @@ qs_keep(K &k, uint32_t &v, K pk, uint32_t pv, bool keep_min)
 	}
 }
 
+/*
+ * Every thread's E places from registers into shared memory, between
+ * barriers (skip: the warp's places there are as it would write them).
+ */
+template <typename K, int E>
+__device__ __forceinline__ void
+qs_regs_to_smem(const K *k, const uint32_t *v, K *sk, uint32_t *sv, bool skip)
+{
+	const int	t = threadIdx.x;
+
+	__syncthreads();
+	if (!skip)
+#pragma unroll
+		for (int r = 0; r < E; r++)
+		{
+			sk[qs_pad(t * E + r)] = k[r];
+			sv[qs_pad(t * E + r)] = v[r];
+		}
+	__syncthreads();
+}
+
 template <typename K, int SIZE>
 __device__ void
 qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, uint32_t count,
@@ -1098,15 +1119,7 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 			if (stride >= E * 32)
 			{
 				/* the partner is in another warp */
-				__syncthreads();
-				if (!idle)
-#pragma unroll
-					for (int r = 0; r < E; r++)
-					{
-						sk[qs_pad(t * E + r)] = k[r];
-						sv[qs_pad(t * E + r)] = v[r];
-					}
-				__syncthreads();
+				qs_regs_to_smem<K, E>(k, v, sk, sv, idle);
 				if (!idle)
 #pragma unroll
 					for (int r = 0; r < E; r++)
@@ -1172,15 +1185,7 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 			}
 		}
 	}
-	__syncthreads();
-	if (!idle)
-#pragma unroll
-		for (int r = 0; r < E; r++)
-		{
-			sk[qs_pad(t * E + r)] = k[r];
-			sv[qs_pad(t * E + r)] = v[r];
-		}
-	__syncthreads();
+	qs_regs_to_smem<K, E>(k, v, sk, sv, idle);
 #pragma unroll
 	for (int r = 0; r < E; r++)
 	{
