@@ -694,13 +694,14 @@ qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *
 
 /*
  * The start of a split kernel: the task's sequence's pivots into shared
- * memory (unless piv is NULL) and the block's 2k + 1 bucket counts zeroed
- * (a barrier to follow); returns k.  piv (QS_SPLIT_PIVOTS + 1 places) holds the pivots, padded to
- * 255 with all ones, as a search tree in level order (piv[1] the median,
- * the children of node j at 2j and 2j + 1): the nodes a warp's searches
- * read at one depth lie side by side, in different banks while the level
- * has at most 32 of them, where halvings over the sorted pivots read
- * places 2^d apart that share a bank.
+ * memory (unless piv is NULL: the scatter reads the count's buckets) and
+ * the block's 2k + 1 bucket counts zeroed (a barrier to follow); returns
+ * k.  piv (QS_SPLIT_PIVOTS + 1 places) holds the pivots, padded to 255
+ * with all ones, as a search tree in level order (piv[1] the median, the
+ * children of node j at 2j and 2j + 1): the nodes a warp's searches read
+ * at one depth lie side by side, in different banks while the level has
+ * at most 32 of them, where halvings over the sorted pivots read places
+ * 2^d apart that share a bank.
  */
 template <typename K>
 __device__ __forceinline__ int
