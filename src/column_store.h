@@ -46,18 +46,35 @@ extern bool column_store_add_slot(ColumnStore *store, TupleTableSlot *slot);
 extern bool column_store_append(ColumnStore *store, const char *const *values,
 								const bool *const *isnull, Size nrows);
 
+/*
+ * A column in the store's form -- values of width bytes side by side, as
+ * the store and the parallel fill's chunks keep them: where row `row`'s
+ * value lies, and that value as a Datum.
+ */
+static inline char *
+column_value_at(const char *column, int16 width, Size row)
+{
+	return (char *) column + row * width;
+}
+
+static inline Datum
+column_value_get(const char *column, int16 width, Size row)
+{
+	return fetch_att(column_value_at(column, width, row), true, width);
+}
+
 /* Where column c of row `row` lies. */
 static inline char *
 column_store_at(const ColumnStore *store, int c, Size row)
 {
-	return store->values[c] + row * store->width[c];
+	return column_value_at(store->values[c], store->width[c], row);
 }
 
 /* Column c of row `row` as a Datum. */
 static inline Datum
 column_store_value(const ColumnStore *store, int c, Size row)
 {
-	return fetch_att(column_store_at(store, c, row), true, store->width[c]);
+	return column_value_get(store->values[c], store->width[c], row);
 }
 
 /* Put row `row` into a virtual slot (cleared first). */

@@ -626,9 +626,7 @@ chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
 	ExecClearTuple(vslot);
 	for (int c = 0; c < vslot->tts_tupleDescriptor->natts; c++)
 	{
-		int16		width = state->cols.width[c];
-
-		vslot->tts_values[c] = fetch_att(v->values[c] + i * width, true, width);
+		vslot->tts_values[c] = column_value_get(v->values[c], state->cols.width[c], i);
 		vslot->tts_isnull[c] = v->isnull[c][i];
 	}
 	return ExecStoreVirtualTuple(vslot);

@@ -584,9 +584,8 @@ store_row(FillState *fs, TupleTableSlot *slot)
 		slot_getallattrs(slot);
 		for (int c = 0; c < fs->natts; c++)
 		{
-			char	   *to = base + fs->layout.values[c] + row * fs->layout.width[c];
-
-			store_att_byval(to, slot->tts_values[c], fs->layout.width[c]);
+			store_att_byval(column_value_at(base + fs->layout.values[c], fs->layout.width[c], row),
+							slot->tts_values[c], fs->layout.width[c]);
 			((bool *) (base + fs->layout.isnull[c]))[row] = slot->tts_isnull[c];
 		}
 	}
