@@ -9,6 +9,9 @@
  *   radix_tune n sweep  more tile shapes for 32-bit keys
  *   radix_tune n blocks narrow policies with 2 to 4 blocks per SM
  *   radix_tune n early  counts before the ranking or after it
+ *   radix_tune n wide   10-bit policies with two resident blocks
+ *                       per SM (and the ranking by ballots or match.any,
+ *                       which need no match words), both key widths
  *   radix_tune n once [distribution]  one sort by the project's policies
  *                       and one by CUB, untimed, for a profiler
  * Every policy's output is compared with CUB's (keys and, both sorts being
@@ -207,6 +210,7 @@ sweep_section(bufs<K> &b, int dist, const char *policies)
 #define P(...) onesweep_policy<__VA_ARGS__>
 #define OR RANK_ATOMIC_OR
 #define ANY RANK_MATCH_ANY
+#define BAL RANK_BALLOTS
 #define TRY(...) try_policy<onesweep_policies<__VA_ARGS__>, K>(b, #__VA_ARGS__)
 
 template <typename K>
@@ -376,6 +380,50 @@ run_early(size_t n)
 }
 
 /*
+ * Wide (10-bit) policies that leave room for two blocks per SM,
+ * on banded 20-bit keys (two 10-bit passes), both key widths (`radix_tune
+ * N wide`); the project's policies first and last.
+ */
+template <typename K>
+static void
+run_wide(size_t n)
+{
+	bufs<K>		b;
+
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	if (sizeof(K) == 4)
+	{
+		typedef onesweep_policies_u32::narrow N;
+		typedef onesweep_policies_u32::wide W;
+
+		sweep_section(b, DIST_BANDED20, "wide policies, 1 or 2 blocks per SM");
+		TRY(N, W);
+		TRY(N, P(512, 16, 10, 2, false, OR, false));
+		TRY(N, P(512, 16, 10, 2, true, OR, false));
+		TRY(N, P(512, 16, 10, 2, false, BAL, true));
+		TRY(N, P(512, 16, 10, 2, true, BAL, true));
+		TRY(N, P(256, 32, 10, 2, true, BAL, true));
+		TRY(N, P(384, 20, 10, 2, true, OR, false));
+		TRY(N, W);
+	}
+	else
+	{
+		typedef onesweep_policies_u64::narrow N;
+		typedef onesweep_policies_u64::wide W;
+
+		sweep_section(b, DIST_BANDED20, "wide policies, 1 or 2 blocks per SM");
+		TRY(N, W);
+		TRY(N, P(384, 16, 10, 2, true, BAL, true));
+		TRY(N, P(256, 24, 10, 2, true, BAL, true));
+		TRY(N, P(256, 24, 10, 2, false, OR, false));
+		TRY(N, P(512, 24, 10, 1, false, BAL, true));
+		TRY(N, P(512, 24, 10, 1, true, OR, true));
+		TRY(N, W);
+	}
+	bufs_free(b);
+}
+
+/*
  * One sort of 32-bit pairs (uniform, or the distribution named) by the
  * project's policies, then one by CUB, untimed (`radix_tune N once
  * [distribution]`): for a profiler to time each kernel.
@@ -467,6 +515,13 @@ main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "blocks") == 0)
 	{
 		run_blocks_32(n);
+		return failures ? 1 : 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "wide") == 0)
+	{
+		run_wide<uint32_t>(n);
+		run_wide<uint64_t>(n);
+		printf("%d policies differed from CUB\n", failures);
 		return failures ? 1 : 0;
 	}
 	if (argc > 2 && strcmp(argv[2], "early") == 0)

@@ -687,57 +687,125 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		}
 	}
 
-	/* decoupled look-back: keys of each digit in all earlier tiles */
-#pragma unroll
-	for (int b = 0; b < BPT; b++)
+	/*
+	 * Decoupled look-back: keys of each digit in all earlier tiles.  Each
+	 * round reads a window of earlier tiles at once (independent loads in
+	 * flight together) and adds them from the nearest back to the first one
+	 * with an inclusive count; an unpublished one ends the window and is
+	 * read again.  A thread of one digit walks alone; a thread of several
+	 * (BPT > 1) walks them together, so that their loads are in flight at
+	 * once instead of one walk after another (the one-digit form is kept
+	 * apart: the shared form costs the 8-bit policies registers).
+	 */
+	if constexpr (BPT == 1)
 	{
-		const int	dg = t * BPT + b;
+		const int	dg = t;
 		uint32_t	before = 0;
 
-		if (dg >= BINS)
-			continue;
-		if (tile > 0)
+		if (dg < BINS)
 		{
-			/*
-			 * Read a window of earlier tiles at once (independent loads in
-			 * flight together), add them from the nearest back to the
-			 * first one with an inclusive count; an unpublished one ends
-			 * the window and is read again.
-			 */
-			long		j = (long) tile - 1;
-			bool		done = false;
-
-			while (!done)
+			if (tile > 0)
 			{
-				uint32_t	s[RADIX_LOOKBACK_WINDOW];
+				long		j = (long) tile - 1;
+				bool		done = false;
+
+				while (!done)
+				{
+					uint32_t	s[RADIX_LOOKBACK_WINDOW];
+					int			used = 0;
+					bool		stop = false;
+
+#pragma unroll
+					for (int w = 0; w < RADIX_LOOKBACK_WINDOW; w++)
+						s[w] = j - w >= 0
+							? *(volatile uint32_t *) &status[(size_t) (j - w) * BINS + dg]
+							: TILE_STATUS_INCLUSIVE;
+#pragma unroll
+					for (int w = 0; w < RADIX_LOOKBACK_WINDOW; w++)
+					{
+						if (done || stop)
+							continue;
+						if (!(s[w] & (TILE_STATUS_AGGREGATE | TILE_STATUS_INCLUSIVE)))
+						{
+							stop = true;	/* not published yet */
+							continue;
+						}
+						before += s[w] & TILE_STATUS_VALUE;
+						used++;
+						done = (s[w] & TILE_STATUS_INCLUSIVE) != 0;
+					}
+					j -= used;
+				}
+				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
+					TILE_STATUS_INCLUSIVE | (before + cnt[0]);
+			}
+			sh.digit_base[dg] = global_start[dg] + before - bstart[0];
+		}
+	}
+	else
+	{
+		constexpr int WINDOW = RADIX_LOOKBACK_WINDOW / BPT > 2 ? RADIX_LOOKBACK_WINDOW / BPT : 2;
+		uint32_t	before[BPT];
+		long		j[BPT];
+		bool		done[BPT],
+					all_done = true;
+
+#pragma unroll
+		for (int b = 0; b < BPT; b++)
+		{
+			before[b] = 0;
+			j[b] = (long) tile - 1;
+			done[b] = tile == 0 || t * BPT + b >= BINS;
+			all_done &= done[b];
+		}
+		while (!all_done)
+		{
+			uint32_t	s[BPT][WINDOW];
+
+#pragma unroll
+			for (int b = 0; b < BPT; b++)
+#pragma unroll
+				for (int w = 0; w < WINDOW; w++)
+					s[b][w] = !done[b] && j[b] - w >= 0
+						? *(volatile uint32_t *) &status[(size_t) (j[b] - w) * BINS + t * BPT + b]
+						: TILE_STATUS_INCLUSIVE;
+			all_done = true;
+#pragma unroll
+			for (int b = 0; b < BPT; b++)
+			{
 				int			used = 0;
 				bool		stop = false;
 
 #pragma unroll
-				for (int w = 0; w < RADIX_LOOKBACK_WINDOW; w++)
-					s[w] = j - w >= 0
-						? *(volatile uint32_t *) &status[(size_t) (j - w) * BINS + dg]
-						: TILE_STATUS_INCLUSIVE;
-#pragma unroll
-				for (int w = 0; w < RADIX_LOOKBACK_WINDOW; w++)
+				for (int w = 0; w < WINDOW; w++)
 				{
-					if (done || stop)
+					if (done[b] || stop)
 						continue;
-					if (!(s[w] & (TILE_STATUS_AGGREGATE | TILE_STATUS_INCLUSIVE)))
+					if (!(s[b][w] & (TILE_STATUS_AGGREGATE | TILE_STATUS_INCLUSIVE)))
 					{
 						stop = true;	/* not published yet */
 						continue;
 					}
-					before += s[w] & TILE_STATUS_VALUE;
+					before[b] += s[b][w] & TILE_STATUS_VALUE;
 					used++;
-					done = (s[w] & TILE_STATUS_INCLUSIVE) != 0;
+					done[b] = (s[b][w] & TILE_STATUS_INCLUSIVE) != 0;
 				}
-				j -= used;
+				j[b] -= used;
+				all_done &= done[b];
 			}
-			*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
-				TILE_STATUS_INCLUSIVE | (before + cnt[b]);
 		}
-		sh.digit_base[dg] = global_start[dg] + before - bstart[b];
+#pragma unroll
+		for (int b = 0; b < BPT; b++)
+		{
+			const int	dg = t * BPT + b;
+
+			if (dg >= BINS)
+				continue;
+			if (tile > 0)
+				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
+					TILE_STATUS_INCLUSIVE | (before[b] + cnt[b]);
+			sh.digit_base[dg] = global_start[dg] + before[b] - bstart[b];
+		}
 	}
 	__syncthreads();
 

@@ -7,8 +7,9 @@
  * every download; 32-bit keys (one key word), 64-bit keys (two words;
  * also a constant high word) and three-word keys; the permutation checked to be the unique stable one
  * (so every output element was written and payloads kept their order), and
- * compared with the CPU radix sort for sizes up to 2^22.  Multi-word keys
- * and caller payloads too; columns put into sorted order on the device
+ * compared with the CPU radix sort for sizes up to 2^22.  Keys of every
+ * range width (1 to 64 bits above a random base) for every shape of radix
+ * pass plan.  Multi-word keys and caller payloads too; columns put into sorted order on the device
  * (gpusort_job_permute_fixed).  Device memory must be back where it started.
  *
  * Usage: kernel_test [max_n [min_n [nwords]]]
@@ -245,6 +246,66 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 	return ok;
 }
 
+/*
+ * The radix sort of n keys of nwords words (1: 32-bit, 2: 64-bit) that span
+ * `bits` bits above a random base, so that every shape of pass plan runs
+ * (one digit pass or several, 8- or 10-bit digits, relative to the minimum
+ * or by 8-bit places, the later passes' counts taken by the first pass or
+ * by a second read): the permutation against the CPU radix sort's.
+ */
+static void
+run_range_case(size_t n, int nwords, int bits, uint64_t *rng)
+{
+	const int	key_bits = 32 * nwords;
+	const uint64_t mask = bits >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << bits) - 1;
+	const uint64_t top = key_bits == 64 ? ~(uint64_t) 0 : 0xffffffffull;
+	const uint64_t base = bits >= key_bits ? 0 : test_rand64(rng) % (top - mask + 1);
+	uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
+	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
+	const uint32_t *cols[TEST_MAX_WORDS];
+	gpusort_job *job = NULL;
+	gpusort_status st;
+	int			same = 1;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	k = base + (test_rand64(rng) & mask);
+
+		if (nwords == 2)
+		{
+			words[i] = (uint32_t) (k >> 32);
+			words[n + i] = (uint32_t) k;
+		}
+		else
+			words[i] = (uint32_t) k;
+		perm[i] = POISON;
+	}
+	test_word_columns(words, nwords, n, cols);
+	st = gpusort_job_create(n, nwords, &job);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_upload(job, cols);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_sort_with(job, GPUSORT_ALGO_RADIX);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_download(job, perm, NULL);
+	gpusort_job_destroy(job);
+	check_status(st, "range sort");
+	if (st == GPUSORT_OK)
+	{
+		cpu_radix_sort_rows(cols, nwords, n, ref, NULL, scratch, NULL);
+		for (size_t i = 0; i < n && same; i++)
+			same = ref[i] == perm[i];
+		CHECK(same, "radix, %d-bit keys over %d bits, n=%zu: differs from the CPU reference",
+			  key_bits, bits, n);
+	}
+	free(words);
+	free(perm);
+	free(ref);
+	free(scratch);
+}
+
 /* gpusort_sort_pairs_u32 with caller payloads: stable, payloads kept. */
 static void
 run_pairs_case(size_t n, uint64_t *rng)
@@ -402,6 +463,21 @@ main(int argc, char **argv)
 		printf("n=%-11zu %s (%.0f s)\n", n, failures == before ? "ok" : "FAILED",
 			   difftime(time(NULL), began));
 		fflush(stdout);
+	}
+	{
+		/* key ranges of every width: each shape of pass plan */
+		const int	range_bits[] = {1, 5, 8, 9, 10, 11, 16, 17, 19, 20, 21, 24, 27, 30, 31, 32,
+			33, 40, 41, 45, 50, 51, 56, 60, 64};
+		const size_t range_n[] = {3073, 100003, 3000017};
+		int			before = failures;
+
+		for (size_t s = 0; s < sizeof(range_n) / sizeof(range_n[0]); s++)
+			for (size_t b = 0; b < sizeof(range_bits) / sizeof(range_bits[0]); b++)
+				for (int nwords = 1; nwords <= 2; nwords++)
+					if (range_n[s] <= max_n && range_n[s] >= min_n &&
+						range_bits[b] <= 32 * nwords && (!only_words || nwords == only_words))
+						run_range_case(range_n[s], nwords, range_bits[b], &rng);
+		printf("key ranges: %s\n", failures == before ? "ok" : "FAILED");
 	}
 	run_pairs_case(12345, &rng);
 	run_pairs_case(1000003, &rng);
