@@ -250,8 +250,7 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
  * The radix sort of n keys of nwords words (1: 32-bit, 2: 64-bit) that span
  * `bits` bits above a random base, so that every shape of pass plan runs
  * (one digit pass or several, 8- or 10-bit digits, relative to the minimum
- * or by 8-bit places, the later passes' counts taken by the first pass or
- * by a second read): the permutation against the CPU radix sort's.
+ * or by 8-bit places): the permutation against the CPU radix sort's.
  */
 static void
 run_range_case(size_t n, int nwords, int bits, uint64_t *rng)
