@@ -12,6 +12,8 @@
  *   radix_tune n wide   10-bit policies with two resident blocks
  *                       per SM (and the ranking by ballots or match.any,
  *                       which need no match words), both key widths
+ *   radix_tune n leader the match word cleared by the digit's leader lane
+ *                       or by all its lanes, both key widths
  *   radix_tune n once [distribution]  one sort by the project's policies
  *                       and one by CUB, untimed, for a profiler
  * Every policy's output is compared with CUB's (keys and, both sorts being
@@ -424,6 +426,50 @@ run_wide(size_t n)
 }
 
 /*
+ * The match word of a digit cleared by its leader lane alone or by every
+ * lane of the digit (LEADER_CLEARS), on the narrow policies (uniform keys)
+ * and the wide ones (banded 20-bit keys), both key widths (`radix_tune N
+ * leader`); the project's policies first and last.
+ */
+template <typename K>
+static void
+run_leader(size_t n)
+{
+	bufs<K>		b;
+
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	if (sizeof(K) == 4)
+	{
+		typedef onesweep_policies_u32::narrow N;
+		typedef onesweep_policies_u32::wide W;
+
+		sweep_section(b, DIST_UNIFORM, "narrow policies, every lane or the leader clears");
+		TRY(N, W);
+		TRY(P(384, 24, 8, 2, true, OR, true, true), W);
+		TRY(N, W);
+		sweep_section(b, DIST_BANDED20, "wide policies, every lane or the leader clears");
+		TRY(N, W);
+		TRY(N, P(1024, 16, 10, 1, false, OR, false, false));
+		TRY(N, W);
+	}
+	else
+	{
+		typedef onesweep_policies_u64::narrow N;
+		typedef onesweep_policies_u64::wide W;
+
+		sweep_section(b, DIST_UNIFORM, "narrow policies, every lane or the leader clears");
+		TRY(N, W);
+		TRY(P(256, 24, 8, 2, true, OR, true, true), W);
+		TRY(N, W);
+		sweep_section(b, DIST_BANDED20, "wide policies, every lane or the leader clears");
+		TRY(N, W);
+		TRY(N, P(512, 24, 10, 1, false, OR, true, false));
+		TRY(N, W);
+	}
+	bufs_free(b);
+}
+
+/*
  * One sort of 32-bit pairs (uniform, or the distribution named) by the
  * project's policies, then one by CUB, untimed (`radix_tune N once
  * [distribution]`): for a profiler to time each kernel.
@@ -521,6 +567,13 @@ main(int argc, char **argv)
 	{
 		run_wide<uint32_t>(n);
 		run_wide<uint64_t>(n);
+		printf("%d policies differed from CUB\n", failures);
+		return failures ? 1 : 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "leader") == 0)
+	{
+		run_leader<uint32_t>(n);
+		run_leader<uint64_t>(n);
 		printf("%d policies differed from CUB\n", failures);
 		return failures ? 1 : 0;
 	}

@@ -75,11 +75,36 @@ bitonic_smem(K *k, uint32_t *v, uint32_t count, size_t base, uint32_t size_from,
 }
 
 /*
- * One block sorts count <= BITONIC_BLOCK_PAIRS pairs from (kin, vin) into
- * (kout, vout) (vin NULL: payload i is base + i); the in/out ranges may be
- * the same.
+ * Are the count pairs in shared memory already in order (ascending, or
+ * strictly descending)?  Returns 1 for ascending, -1 for descending, 0 for
+ * neither, in every thread of the block (has barriers).  Pairs being
+ * totally ordered, the network would leave ascending pairs as they are and
+ * reverse strictly descending ones, so either answer gives its result.
  */
 template <typename K>
+__device__ __forceinline__ int
+bitonic_presorted(const K *sk, const uint32_t *sv, uint32_t count)
+{
+	bool		up = true,
+				down = true;
+
+	for (uint32_t i = threadIdx.x; i + 1 < count; i += blockDim.x)
+	{
+		up &= !pair_greater(sk[i], sv[i], sk[i + 1], sv[i + 1]);
+		down &= pair_greater(sk[i], sv[i], sk[i + 1], sv[i + 1]);
+	}
+	up = __syncthreads_and(up);
+	down = __syncthreads_and(down);
+	return up ? 1 : down ? -1 : 0;
+}
+
+/*
+ * One block sorts count <= BITONIC_BLOCK_PAIRS pairs from (kin, vin) into
+ * (kout, vout) (vin NULL: payload i is base + i); the in/out ranges may be
+ * the same.  With CHECK_ORDER, pairs already ascending or strictly
+ * descending skip the network (one look over them first).
+ */
+template <typename K, bool CHECK_ORDER = false>
 __device__ void
 bitonic_block_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 				   uint32_t count, size_t base, K *sk, uint32_t *sv)
@@ -94,11 +119,17 @@ bitonic_block_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 		sv[i] = i < count ? (vin ? vin[i] : (uint32_t) (base + i)) : BITONIC_PAD_VAL;
 	}
 	__syncthreads();
-	bitonic_smem(sk, sv, size, 0, 2, size, 0);
+
+	const int	order = CHECK_ORDER ? bitonic_presorted(sk, sv, count) : 0;
+
+	if (order == 0)
+		bitonic_smem(sk, sv, size, 0, 2, size, 0);
 	for (uint32_t i = threadIdx.x; i < count; i += blockDim.x)
 	{
-		kout[i] = sk[i];
-		vout[i] = sv[i];
+		const uint32_t from = order < 0 ? count - 1 - i : i;
+
+		kout[i] = sk[from];
+		vout[i] = sv[from];
 	}
 	__syncthreads();
 }
@@ -106,6 +137,10 @@ bitonic_block_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 /*
  * Device-level bitonic sort of n pairs: keys[0]/vals[0] in (vals_are_positions:
  * payload i is i), the result in keys[1]/vals[1].  temp: bitonic_temp_bytes.
+ * Pairs already in order skip the network: in one block, ascending or
+ * strictly descending ones; beyond a block, ascending ones (the copy into
+ * the padded buffers notes any pair out of order, and the network's
+ * kernels return at once without one).
  * Defined in bitonic_sort.cu for uint32_t and uint64_t keys.
  */
 size_t		bitonic_temp_bytes(size_t n, int key_bytes);

@@ -14,31 +14,60 @@ bitonic_one_block_kernel(const K *kin, const uint32_t *vin, K *kout, uint32_t *v
 	__shared__ K sk[BITONIC_BLOCK_PAIRS];
 	__shared__ uint32_t sv[BITONIC_BLOCK_PAIRS];
 
-	bitonic_block_sort(kin, vin, kout, vout, n, 0, sk, sv);
+	bitonic_block_sort<K, true>(kin, vin, kout, vout, n, 0, sk, sv);
 }
 
-/* pad: copy n pairs into the power-of-two buffers, padding pairs after them */
+/*
+ * The word after a sort's padded buffers: nonzero once a pair out of order
+ * was seen (the pad kernel sets it, the unpad kernel clears it for the next
+ * sort).  Any value it holds before the pad kernel is safe: a stale nonzero
+ * only costs the network on pairs in order.
+ */
+struct bitonic_order_flag
+{
+	unsigned int unsorted;
+	unsigned int pad[3];
+};
+
+/*
+ * pad: copy n pairs into the power-of-two buffers, padding pairs after
+ * them, and note in flag whether any pair is out of order.
+ */
 template <typename K>
 __global__ void
-bitonic_pad_kernel(const K *kin, const uint32_t *vin, K *k, uint32_t *v, size_t n, size_t size)
+bitonic_pad_kernel(const K *kin, const uint32_t *vin, K *k, uint32_t *v, size_t n, size_t size,
+				   bitonic_order_flag *flag)
 {
+	bool		unsorted = false;
+
 	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < size;
 		 i += (size_t) gridDim.x * blockDim.x)
 	{
-		k[i] = i < n ? kin[i] : ~(K) 0;
-		v[i] = i < n ? (vin ? vin[i] : (uint32_t) i) : BITONIC_PAD_VAL;
+		K			key = i < n ? kin[i] : ~(K) 0;
+		uint32_t	val = i < n ? (vin ? vin[i] : (uint32_t) i) : BITONIC_PAD_VAL;
+
+		k[i] = key;
+		v[i] = val;
+		if (i + 1 < n)
+			unsorted |= pair_greater(key, val, kin[i + 1], vin ? vin[i + 1] : (uint32_t) (i + 1));
 	}
+	/* one store a warp that saw any (blocks of whole warps, none returned early) */
+	if (__ballot_sync(0xffffffffu, unsorted) && (threadIdx.x & 31) == 0)
+		flag->unsorted = 1;
 }
 
 /* Stages size_from..size_to of each block's chunk, in shared memory. */
 template <typename K>
 __global__ void __launch_bounds__(BITONIC_THREADS)
 bitonic_chunk_kernel(K *k, uint32_t *v, uint32_t size_from, uint32_t size_to,
-					 uint32_t first_stride)
+					 uint32_t first_stride, const bitonic_order_flag *flag)
 {
 	__shared__ K sk[BITONIC_BLOCK_PAIRS];
 	__shared__ uint32_t sv[BITONIC_BLOCK_PAIRS];
 	size_t		base = (size_t) blockIdx.x * BITONIC_BLOCK_PAIRS;
+
+	if (!*(volatile const unsigned int *) &flag->unsorted)
+		return;					/* every pair in order already */
 
 	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
 	{
@@ -57,8 +86,11 @@ bitonic_chunk_kernel(K *k, uint32_t *v, uint32_t size_from, uint32_t size_to,
 /* One stride (>= a chunk) of stage `size` over the whole array. */
 template <typename K>
 __global__ void
-bitonic_global_kernel(K *k, uint32_t *v, size_t size_total, size_t size, size_t stride)
+bitonic_global_kernel(K *k, uint32_t *v, size_t size_total, size_t size, size_t stride,
+					  const bitonic_order_flag *flag)
 {
+	if (!*(volatile const unsigned int *) &flag->unsorted)
+		return;					/* every pair in order already */
 	for (size_t p = blockIdx.x * (size_t) blockDim.x + threadIdx.x; p < size_total / 2;
 		 p += (size_t) gridDim.x * blockDim.x)
 	{
@@ -70,8 +102,11 @@ bitonic_global_kernel(K *k, uint32_t *v, size_t size_total, size_t size, size_t 
 
 template <typename K>
 __global__ void
-bitonic_unpad_kernel(const K *k, const uint32_t *v, K *kout, uint32_t *vout, size_t n)
+bitonic_unpad_kernel(const K *k, const uint32_t *v, K *kout, uint32_t *vout, size_t n,
+					 bitonic_order_flag *flag)
 {
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		flag->unsorted = 0;		/* for the next sort: every kernel before has read it */
 	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
 		 i += (size_t) gridDim.x * blockDim.x)
 	{
@@ -93,7 +128,8 @@ pow2_at_least(size_t n)
 size_t
 bitonic_temp_bytes(size_t n, int key_bytes)
 {
-	return n <= BITONIC_BLOCK_PAIRS ? 0 : pow2_at_least(n) * (key_bytes + sizeof(uint32_t));
+	return n <= BITONIC_BLOCK_PAIRS ? 0 :
+		pow2_at_least(n) * (key_bytes + sizeof(uint32_t)) + sizeof(bitonic_order_flag);
 }
 
 template <typename K>
@@ -116,25 +152,27 @@ bitonic_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void
 	size_t		size = pow2_at_least(n);
 	K		   *k = (K *) temp;
 	uint32_t   *v = (uint32_t *) (k + size);
+	bitonic_order_flag *flag = (bitonic_order_flag *) (v + size);
 	unsigned	grid = (unsigned) (size / 2 / 256 < 65535 ? size / 2 / 256 : 65535);
 	unsigned	chunks = (unsigned) (size / BITONIC_BLOCK_PAIRS);
 
-	bitonic_pad_kernel<K><<<grid, 256, 0, stream>>>(keys[0], vin, k, v, n, size);
+	bitonic_pad_kernel<K><<<grid, 256, 0, stream>>>(keys[0], vin, k, v, n, size, flag);
 	CUDA_TRY_LAUNCH("bitonic_pad_kernel");
-	bitonic_chunk_kernel<K><<<chunks, BITONIC_THREADS, 0, stream>>>(k, v, 2, BITONIC_BLOCK_PAIRS, 0);
+	bitonic_chunk_kernel<K><<<chunks, BITONIC_THREADS, 0, stream>>>(k, v, 2, BITONIC_BLOCK_PAIRS, 0,
+																	flag);
 	CUDA_TRY_LAUNCH("bitonic_chunk_kernel");
 	for (size_t stage = 2 * BITONIC_BLOCK_PAIRS; stage <= size; stage <<= 1)
 	{
 		for (size_t stride = stage >> 1; stride >= BITONIC_BLOCK_PAIRS; stride >>= 1)
 		{
-			bitonic_global_kernel<K><<<grid, 256, 0, stream>>>(k, v, size, stage, stride);
+			bitonic_global_kernel<K><<<grid, 256, 0, stream>>>(k, v, size, stage, stride, flag);
 			CUDA_TRY_LAUNCH("bitonic_global_kernel");
 		}
 		bitonic_chunk_kernel<K><<<chunks, BITONIC_THREADS, 0, stream>>>(
-			k, v, (uint32_t) stage, (uint32_t) stage, BITONIC_BLOCK_PAIRS / 2);
+			k, v, (uint32_t) stage, (uint32_t) stage, BITONIC_BLOCK_PAIRS / 2, flag);
 		CUDA_TRY_LAUNCH("bitonic_chunk_kernel");
 	}
-	bitonic_unpad_kernel<K><<<grid, 256, 0, stream>>>(k, v, keys[1], vals[1], n);
+	bitonic_unpad_kernel<K><<<grid, 256, 0, stream>>>(k, v, keys[1], vals[1], n, flag);
 	CUDA_TRY_LAUNCH("bitonic_unpad_kernel");
 	return GPUSORT_OK;
 }

@@ -524,7 +524,9 @@ warp_peers(uint32_t d, uint32_t *mw)
 		__syncwarp();
 		peers = mw[d];
 		__syncwarp();
-		mw[d] = 0;				/* every peer writes the same zero */
+		/* the digit's leader, or every peer (the same zero) */
+		if (!P::LEADER_CLEARS || lane == 31 - __clz(peers))
+			mw[d] = 0;
 		__syncwarp();
 	}
 	else if (P::RANK == RANK_BALLOTS)

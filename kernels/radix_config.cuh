@@ -10,7 +10,10 @@
  * an atomic OR of the lane bits into a per-warp shared word per digit),
  * and whether a full tile's payloads are copied into shared memory
  * asynchronously (cp.async) while its keys are ranked (ASYNC_VALS; costs
- * TILE * 4 bytes of shared memory more).
+ * TILE * 4 bytes of shared memory more), and, with RANK_ATOMIC_OR, whether
+ * a digit's match word is cleared by its leader lane alone instead of by
+ * every lane of the digit (LEADER_CLEARS; 1-2% faster 10-bit passes, no
+ * gain on 8-bit ones: bench/results/radix_variants-h100.txt).
  * Policies are chosen per key width and digit width; the figures were
  * measured on an H100 (sm_90, bench/results/radix-*.md).  Other
  * architectures use the same policies until they are measured: add a row to
@@ -21,6 +24,9 @@
 
 #include <stdint.h>
 
+/* Earlier tiles' status words a look-back step reads at once. */
+#define RADIX_LOOKBACK_WINDOW	8
+
 /* How a warp finds the peers of a lane: the lanes whose digit equals its own. */
 enum onesweep_rank
 {
@@ -30,9 +36,10 @@ enum onesweep_rank
 };
 
 template <int THREADS_, int ITEMS_, int BITS_, int MIN_BLOCKS_ = 1, bool EARLY_COUNTS_ = false,
-		  int RANK_ = RANK_BALLOTS, bool ASYNC_VALS_ = false>
+		  int RANK_ = RANK_BALLOTS, bool ASYNC_VALS_ = false, bool LEADER_CLEARS_ = false>
 struct onesweep_policy
 {
+	static constexpr bool LEADER_CLEARS = LEADER_CLEARS_;	/* match word cleared by the leader */
 	static constexpr int RANK = RANK_;
 	static constexpr bool ASYNC_VALS = ASYNC_VALS_;	/* payloads staged by cp.async */
 	static constexpr bool EARLY_COUNTS = EARLY_COUNTS_;	/* publish counts before ranking */
@@ -63,10 +70,10 @@ struct onesweep_policies
  * narrow, 216 KB wide).
  */
 typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
-						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR> >
+						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true> >
 			onesweep_policies_u32;
 typedef onesweep_policies<onesweep_policy<256, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
-						  onesweep_policy<512, 24, 10, 1, false, RANK_ATOMIC_OR, true> >
+						  onesweep_policy<512, 24, 10, 1, false, RANK_ATOMIC_OR, true, true> >
 			onesweep_policies_u64;
 
 /* Devices with less shared memory per block (under 48 KB a block here). */
@@ -86,9 +93,6 @@ typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8,
  */
 #define RADIX_COST_WIDE_PASS	1.35
 #define RADIX_COST_EXTRA_HIST	0.22
-
-/* Earlier tiles' status words a look-back step reads at once. */
-#define RADIX_LOOKBACK_WINDOW	8
 
 /* Histogram kernel: threads per block and blocks per multiprocessor (measured
  * with bench/radix_tune's histogram lines, bench/results/radix_tune-h100.txt). */
