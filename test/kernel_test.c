@@ -156,6 +156,35 @@ run_parts(const case_rows *r, case_part *parts, void (*work) (case_part *), uint
 	return nparts;
 }
 
+/*
+ * The job API's chain for n rows of nwords columns: create, upload, sort
+ * with alg, download the permutation into perm (and, keys not NULL, the
+ * sorted first words).  timing not NULL: the job's timing.  jobp not NULL:
+ * the job is left there for more calls (destroyed by the caller), else
+ * destroyed here.
+ */
+static gpusort_status
+job_sort(size_t n, int nwords, const uint32_t *const *cols, gpusort_algorithm alg,
+		 uint32_t *perm, uint32_t *keys, gpusort_timing *timing, gpusort_job **jobp)
+{
+	gpusort_job *job = NULL;
+	gpusort_status st = gpusort_job_create(n, nwords, &job);
+
+	if (st == GPUSORT_OK)
+		st = gpusort_job_upload(job, cols);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_sort_with(job, alg);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_download(job, perm, keys);
+	if (job && timing)
+		gpusort_job_timing(job, timing);
+	if (jobp)
+		*jobp = job;
+	else
+		gpusort_job_destroy(job);
+	return st;
+}
+
 /* One sort of n rows of nwords words; returns 0 if the GPU call failed. */
 static int
 run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_algorithm alg,
@@ -165,7 +194,6 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 	case_rows	r = {.n = n,.nwords = nwords,.high_constant = high_constant,.d = d};
 	case_part	parts[PARTS_MAX];
 	int			nparts;
-	gpusort_job *job = NULL;
 	gpusort_status st;
 	const char *err = NULL;
 	size_t		where = 0;
@@ -187,16 +215,8 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 		test_fill_draw(&r.params[w], rng);
 	run_parts(&r, parts, fill_part, rng);
 
-	st = gpusort_job_create(n, nwords, &job);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_upload(job, test_word_columns(r.words, nwords, n, cols));
-	if (st == GPUSORT_OK)
-		st = gpusort_job_sort_with(job, alg);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_download(job, r.perm, r.keys);
-	if (job)
-		gpusort_job_timing(job, &timing);
-	gpusort_job_destroy(job);
+	st = job_sort(n, nwords, test_word_columns(r.words, nwords, n, cols), alg, r.perm, r.keys,
+				  &timing, NULL);
 	check_status(st, "gpu sort");
 	if (st != GPUSORT_OK)
 		ok = 0;
@@ -264,7 +284,6 @@ run_range_case(size_t n, int nwords, int bits, uint64_t *rng)
 	uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
 	uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
 	const uint32_t *cols[TEST_MAX_WORDS];
-	gpusort_job *job = NULL;
 	gpusort_status st;
 	int			same = 1;
 
@@ -281,15 +300,8 @@ run_range_case(size_t n, int nwords, int bits, uint64_t *rng)
 			words[i] = (uint32_t) k;
 		perm[i] = POISON;
 	}
-	test_word_columns(words, nwords, n, cols);
-	st = gpusort_job_create(n, nwords, &job);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_upload(job, cols);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_sort_with(job, GPUSORT_ALGO_RADIX);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_download(job, perm, NULL);
-	gpusort_job_destroy(job);
+	st = job_sort(n, nwords, test_word_columns(words, nwords, n, cols), GPUSORT_ALGO_RADIX, perm,
+				  NULL, NULL, NULL);
 	check_status(st, "range sort");
 	if (st == GPUSORT_OK)
 	{
@@ -366,13 +378,8 @@ run_permute_case(size_t n, size_t m, uint64_t *rng)
 		out8[i] = 0xdeadbeefdeadbeefull;
 		out1[i] = 0xee;
 	}
-	st = gpusort_job_create(n, 1, &job);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_upload(job, (const uint32_t *const *) &keys);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_sort_with(job, GPUSORT_ALGO_RADIX);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_download(job, perm, NULL);
+	st = job_sort(n, 1, (const uint32_t *const *) &keys, GPUSORT_ALGO_RADIX, perm, NULL, NULL,
+				  &job);
 	if (st == GPUSORT_OK)
 		st = gpusort_job_permute_fixed(job, fixed8, out8, 8, m);
 	if (st == GPUSORT_OK)
