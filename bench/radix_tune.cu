@@ -14,6 +14,8 @@
  *                       which need no match words), both key widths
  *   radix_tune n leader the match word cleared by the digit's leader lane
  *                       or by all its lanes, both key widths
+ *   radix_tune n ballots narrow policies ranking by ballots or by the
+ *                       atomic OR, both key widths
  *   radix_tune n once [distribution]  one sort by the project's policies
  *                       and one by CUB, untimed, for a profiler
  * Every policy's output is compared with CUB's (keys and, both sorts being
@@ -470,6 +472,47 @@ run_leader(size_t n)
 }
 
 /*
+ * Narrow policies ranking by ballots (one a digit bit, no shared memory)
+ * against the atomic OR of lane bits into shared match words, on uniform
+ * keys, both key widths (`radix_tune N ballots`); the project's policies
+ * first and last.
+ */
+template <typename K>
+static void
+run_ballots(size_t n)
+{
+	bufs<K>		b;
+
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	if (sizeof(K) == 4)
+	{
+		typedef onesweep_policies_u32::narrow N;
+		typedef onesweep_policies_u32::wide W;
+
+		sweep_section(b, DIST_UNIFORM, "narrow policies, ballots or atomic OR");
+		TRY(N, W);
+		TRY(P(384, 24, 8, 2, true, BAL, true), W);
+		TRY(P(384, 20, 8, 2, true, BAL, true), W);
+		TRY(P(384, 22, 8, 2, true, BAL, true), W);
+		TRY(P(384, 24, 8, 2, true, BAL, false), W);
+		TRY(N, W);
+	}
+	else
+	{
+		typedef onesweep_policies_u64::narrow N;
+		typedef onesweep_policies_u64::wide W;
+
+		sweep_section(b, DIST_UNIFORM, "narrow policies, ballots or atomic OR");
+		TRY(N, W);
+		TRY(P(256, 24, 8, 2, true, BAL, true), W);
+		TRY(P(256, 20, 8, 2, true, BAL, true), W);
+		TRY(P(384, 16, 8, 2, true, BAL, true), W);
+		TRY(N, W);
+	}
+	bufs_free(b);
+}
+
+/*
  * One sort of 32-bit pairs (uniform, or the distribution named) by the
  * project's policies, then one by CUB, untimed (`radix_tune N once
  * [distribution]`): for a profiler to time each kernel.
@@ -567,6 +610,13 @@ main(int argc, char **argv)
 	{
 		run_wide<uint32_t>(n);
 		run_wide<uint64_t>(n);
+		printf("%d policies differed from CUB\n", failures);
+		return failures ? 1 : 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "ballots") == 0)
+	{
+		run_ballots<uint32_t>(n);
+		run_ballots<uint64_t>(n);
 		printf("%d policies differed from CUB\n", failures);
 		return failures ? 1 : 0;
 	}
