@@ -139,7 +139,9 @@ device_block_smem(void)
 {
 	int			dev,
 				optin = 0;
-	const char *force = getenv("GPUSORT_COMPACT_SMEM");
+	const char *force = getenv("GPUSORT_COMPACT_SMEM"),
+			   *cap = getenv("GPUSORT_BLOCK_SMEM");
+	size_t		bytes;
 
 	if (force != NULL && strcmp(force, "1") == 0)
 		return DEVICE_SMEM_DEFAULT;
@@ -149,5 +151,10 @@ device_block_smem(void)
 		(void) cudaGetLastError();
 		return DEVICE_SMEM_DEFAULT;
 	}
-	return optin > DEVICE_SMEM_DEFAULT ? (size_t) optin : DEVICE_SMEM_DEFAULT;
+	bytes = optin > DEVICE_SMEM_DEFAULT ? (size_t) optin : DEVICE_SMEM_DEFAULT;
+	/* GPUSORT_BLOCK_SMEM=bytes: as on a device that gives a block at most that */
+	if (cap != NULL && strtoull(cap, NULL, 10) >= DEVICE_SMEM_DEFAULT &&
+		strtoull(cap, NULL, 10) < bytes)
+		bytes = (size_t) strtoull(cap, NULL, 10);
+	return bytes;
 }

@@ -552,13 +552,18 @@ struct qs_split_items
 	/*
 	 * pairs a thread moves per step of the scatter: longer steps, longer
 	 * runs of a bucket written at once, where a block may have the shared
-	 * memory; the compact variant fits the 48 KB of every device
+	 * memory (28: 7,168 pairs, 102 KB for 32-bit keys and 131 KB for 64-bit
+	 * ones; else 16: 66 / 82 KB); the compact variant fits the 48 KB of
+	 * every device.  Measured on the H100 (bench/results/quicksort-scatter-
+	 * h100.txt): 28 against 16, 100M uniform pairs 9% (32-bit) and 4%
+	 * (64-bit) faster, sorted keys 3-6% slower.
 	 */
 #ifdef QS_SCATTER_ITEMS
 	static constexpr int SCATTER_ITEMS = QS_SCATTER_ITEMS;	/* (-D to measure others) */
 #else
-	static constexpr int SCATTER_ITEMS = 16;
+	static constexpr int SCATTER_ITEMS = 28;
 #endif
+	static constexpr int SCATTER_ITEMS_MID = 16;
 	static constexpr int SCATTER_ITEMS_COMPACT = 4;
 
 	/* the scatter's dynamic shared memory: a step's keys, payloads and places, the match words */
@@ -1288,23 +1293,30 @@ qs_launch_split_scatter(size_t ntasks, cudaStream_t stream, const qs_split_task 
 }
 
 /*
- * Does the long-step scatter fit a block of the current device (its
- * dynamic shared memory and its own static arrays)?
+ * Does the scatter of ITEMS pairs a thread fit a block of the current
+ * device (its dynamic shared memory and its own static arrays)?
  */
-template <typename K>
+template <typename K, int ITEMS>
 static bool
-qs_long_scatter_fits(void)
+qs_scatter_fits(void)
 {
 	cudaFuncAttributes fa;
 
-	if (cudaFuncGetAttributes(&fa, qs_split_scatter_kernel<K, qs_split_items<K>::SCATTER_ITEMS>) !=
-		cudaSuccess)
+	if (cudaFuncGetAttributes(&fa, qs_split_scatter_kernel<K, ITEMS>) != cudaSuccess)
 	{
 		(void) cudaGetLastError();
 		return false;
 	}
-	return fa.sharedSizeBytes + qs_split_items<K>::scatter_smem(qs_split_items<K>::SCATTER_ITEMS) <=
-		device_block_smem();
+	return fa.sharedSizeBytes + qs_split_items<K>::scatter_smem(ITEMS) <= device_block_smem();
+}
+
+/* The scatter's step on the current device: 2 long, 1 mid, 0 compact. */
+template <typename K>
+static int
+qs_scatter_tier(void)
+{
+	return qs_scatter_fits<K, qs_split_items<K>::SCATTER_ITEMS>() ? 2 :
+		qs_scatter_fits<K, qs_split_items<K>::SCATTER_ITEMS_MID>() ? 1 : 0;
 }
 
 /* Launch the leaf kernel of SIZE places on count leaves (at leaves). */
@@ -2061,9 +2073,11 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		return GPUSORT_OK;
 	static std::vector<qs_work> rest,
 				split;
-	const bool	long_scatter = qs_long_scatter_fits<K>();
-	const int	scatter_per_sm = long_scatter
+	const int	scatter_tier = qs_scatter_tier<K>();
+	const int	scatter_per_sm = scatter_tier == 2
 		? qs_split_scatter_per_sm<K, qs_split_items<K>::SCATTER_ITEMS>()
+		: scatter_tier == 1
+		? qs_split_scatter_per_sm<K, qs_split_items<K>::SCATTER_ITEMS_MID>()
 		: qs_split_scatter_per_sm<K, qs_split_items<K>::SCATTER_ITEMS_COMPACT>();
 
 	for (;;)
@@ -2148,8 +2162,12 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		CUDA_TRY_LAUNCH("qs_split_offsets_kernel");
 		qs_trace(stream, "split: offsets", tasks.size());
 		{
-			gpusort_status sst = long_scatter
+			gpusort_status sst = scatter_tier == 2
 				? qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS>(
+					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
+					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1])
+				: scatter_tier == 1
+				? qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS_MID>(
 					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
 					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1])
 				: qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS_COMPACT>(
