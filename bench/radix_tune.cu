@@ -217,13 +217,31 @@ sweep_section(bufs<K> &b, int dist, const char *policies)
 #define BAL RANK_BALLOTS
 #define TRY(...) try_policy<onesweep_policies<__VA_ARGS__>, K>(b, #__VA_ARGS__)
 
+/* The buffers for n keys, with scratch enough for any policy a mode tries. */
+template <typename K>
+static void
+bufs_alloc_for_policies(bufs<K> &b, size_t n)
+{
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+}
+
+/* A mode's run on 32-bit keys, then 64-bit keys; the exit status. */
+static int
+run_both_widths(void (*run32) (size_t), void (*run64) (size_t), size_t n)
+{
+	run32(n);
+	run64(n);
+	printf("%d policies differed from CUB\n", failures);
+	return failures ? 1 : 0;
+}
+
 template <typename K>
 static void
 run(size_t n)
 {
 	bufs<K>		b;
 
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	bufs_alloc_for_policies(b, n);
 	for (int dist : {DIST_UNIFORM, DIST_BANDED20})
 	{
 		printf("%d-bit keys, n=%zu, %s\n", (int) sizeof(K) * 8, n, test_distribution_names[dist]);
@@ -280,7 +298,7 @@ run_sweep_32(size_t n)
 	typedef P(1024, 16, 10, 1, false, OR) W;
 	typedef P(384, 24, 8, 2, true, OR, true) N;
 
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	bufs_alloc_for_policies(b, n);
 	sweep_section(b, DIST_UNIFORM, "narrow policies");
 	TRY(P(384, 24, 8, 2, true, OR, true), W);
 	TRY(P(512, 18, 8, 2, true, OR, true), W);
@@ -313,7 +331,7 @@ run_blocks_32(size_t n)
 	typedef P(1024, 16, 10, 1, false, OR) W;
 	typedef P(384, 24, 8, 2, true, OR, true) N;
 
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	bufs_alloc_for_policies(b, n);
 	sweep_section(b, DIST_UNIFORM, "narrow policies, 2 to 4 blocks per SM");
 	TRY(N, W);
 	TRY(P(384, 16, 8, 3, true, OR, false), W);
@@ -341,7 +359,7 @@ run_early(size_t n)
 {
 	bufs<K>		b;
 
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	bufs_alloc_for_policies(b, n);
 	if (sizeof(K) == 4)
 	{
 		typedef onesweep_policies_u32::narrow N;
@@ -394,7 +412,7 @@ run_wide(size_t n)
 {
 	bufs<K>		b;
 
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	bufs_alloc_for_policies(b, n);
 	if (sizeof(K) == 4)
 	{
 		typedef onesweep_policies_u32::narrow N;
@@ -439,7 +457,7 @@ run_leader(size_t n)
 {
 	bufs<K>		b;
 
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	bufs_alloc_for_policies(b, n);
 	if (sizeof(K) == 4)
 	{
 		typedef onesweep_policies_u32::narrow N;
@@ -483,7 +501,7 @@ run_ballots(size_t n)
 {
 	bufs<K>		b;
 
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	bufs_alloc_for_policies(b, n);
 	if (sizeof(K) == 4)
 	{
 		typedef onesweep_policies_u32::narrow N;
@@ -607,33 +625,13 @@ main(int argc, char **argv)
 		return failures ? 1 : 0;
 	}
 	if (argc > 2 && strcmp(argv[2], "wide") == 0)
-	{
-		run_wide<uint32_t>(n);
-		run_wide<uint64_t>(n);
-		printf("%d policies differed from CUB\n", failures);
-		return failures ? 1 : 0;
-	}
+		return run_both_widths(run_wide<uint32_t>, run_wide<uint64_t>, n);
 	if (argc > 2 && strcmp(argv[2], "ballots") == 0)
-	{
-		run_ballots<uint32_t>(n);
-		run_ballots<uint64_t>(n);
-		printf("%d policies differed from CUB\n", failures);
-		return failures ? 1 : 0;
-	}
+		return run_both_widths(run_ballots<uint32_t>, run_ballots<uint64_t>, n);
 	if (argc > 2 && strcmp(argv[2], "leader") == 0)
-	{
-		run_leader<uint32_t>(n);
-		run_leader<uint64_t>(n);
-		printf("%d policies differed from CUB\n", failures);
-		return failures ? 1 : 0;
-	}
+		return run_both_widths(run_leader<uint32_t>, run_leader<uint64_t>, n);
 	if (argc > 2 && strcmp(argv[2], "early") == 0)
-	{
-		run_early<uint32_t>(n);
-		run_early<uint64_t>(n);
-		printf("%d policies differed from CUB\n", failures);
-		return failures ? 1 : 0;
-	}
+		return run_both_widths(run_early<uint32_t>, run_early<uint64_t>, n);
 	run<uint32_t>(n);
 	run<uint64_t>(n);
 	return failures ? 1 : 0;

@@ -141,6 +141,7 @@ device_block_smem(void)
 				optin = 0;
 	const char *force = getenv("GPUSORT_COMPACT_SMEM"),
 			   *cap = getenv("GPUSORT_BLOCK_SMEM");
+	const size_t cap_bytes = cap != NULL ? (size_t) strtoull(cap, NULL, 10) : 0;
 	size_t		bytes;
 
 	if (force != NULL && strcmp(force, "1") == 0)
@@ -153,8 +154,7 @@ device_block_smem(void)
 	}
 	bytes = optin > DEVICE_SMEM_DEFAULT ? (size_t) optin : DEVICE_SMEM_DEFAULT;
 	/* GPUSORT_BLOCK_SMEM=bytes: as on a device that gives a block at most that */
-	if (cap != NULL && strtoull(cap, NULL, 10) >= DEVICE_SMEM_DEFAULT &&
-		strtoull(cap, NULL, 10) < bytes)
-		bytes = (size_t) strtoull(cap, NULL, 10);
+	if (cap_bytes >= DEVICE_SMEM_DEFAULT && cap_bytes < bytes)
+		bytes = cap_bytes;
 	return bytes;
 }
