@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <type_traits>
 #include <vector>
 
 #include "bitonic.cuh"
@@ -36,7 +37,8 @@
 #define QS_MULTI_STEP	(QS_THREADS * QS_MULTI_ITEMS)
 #define QS_MULTI_BLOCKS_PER_SM 4
 #define QS_MULTI_MIN_N	(4 * QS_LEAF)	/* smaller inputs: no multi-pivot round */
-#define QS_LEAF_BATCH	8192		/* leaves phase two gets a launch (fewer at the end) */
+#define QS_LEAF_BATCH	32768		/* leaves phase two gets a launch (fewer at the end) ... */
+#define QS_LEAF_BATCH_LIMIT (1 << 20)	/* ... or GPUSORT_QS_LEAF_BATCH's, up to this (tuning) */
 
 /*
  * Phase one's order of a step's pairs on each side: item-major (item i of
@@ -530,10 +532,12 @@ qs_multi_scatter_kernel(const K *__restrict__ ks, const uint32_t *__restrict__ v
  * of buckets moves it twice for 10^8 pairs.  Bucket 2j is the keys
  * strictly between pivots j - 1 and j, bucket 2j + 1 those equal to pivot j
  * (finished), as in the multi-pivot round, so repeated keys cannot keep a
- * bucket from shrinking.  Each task (a block's section of one sequence)
- * counts its pairs of each bucket; a scan per sequence turns the counts
- * into each task's first place in each bucket, so the scatter needs no
- * atomics and the result does not depend on the blocks' pace.
+ * bucket from shrinking.  Each task (a scatter block's section of one
+ * sequence) has its pairs of each bucket counted (by several count
+ * blocks: the count needs little shared memory, so more of its blocks fit
+ * a SM); a scan per sequence turns the counts into each task's first
+ * place in each bucket, so the scatter needs no atomics and the result
+ * does not depend on the blocks' pace.
  */
 #define QS_SPLIT_PIVOTS	255
 #define QS_SPLIT_BUCKETS (2 * QS_SPLIT_PIVOTS + 1)
@@ -760,18 +764,25 @@ qs_split_bucket(K x, const K *piv, int k)
 /*
  * Each task's pairs of each bucket of its sequence, and each pair's bucket
  * (to bid, at its place), which the scatter reads instead of searching
- * the pivots again.
+ * the pivots again.  parts blocks share a task (block b takes part
+ * b % parts of task b / parts: its steps part, part + parts, ...), so
+ * that the count, which needs little shared memory, has more blocks in
+ * flight than the scatter's tasks; each adds its counts to the task's
+ * (zeroed before).
  */
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
 qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, const K *pivots,
 					  const uint32_t *npiv, const K *__restrict__ keys, uint32_t *counts,
-					  uint16_t *__restrict__ bid)
+					  uint16_t *__restrict__ bid, uint32_t parts)
 {
 	constexpr int ITEMS = qs_split_items<K>::ITEMS;
+	constexpr uint32_t STEP = qs_split_items<K>::STEP;
 	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
 	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS];
-	const qs_split_task task = tasks[blockIdx.x];
+	const qs_split_task task = tasks[blockIdx.x / parts];
+	const uint32_t part = blockIdx.x % parts,
+				first = task.begin + part * STEP;
 	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv, cnt),
 				nb = 2 * k + 1,
 				t = threadIdx.x,
@@ -788,17 +799,18 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 		}
 	};
 
-	load(task.begin);
+	if (first < task.end)
+		load(first);
 	__syncthreads();
-	for (uint32_t step = task.begin; step < task.end; step += qs_split_items<K>::STEP)
+	for (uint32_t step = first; step < task.end; step += parts * STEP)
 	{
 		K			key[ITEMS];
 
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 			key[i] = next[i];
-		if (step + qs_split_items<K>::STEP < task.end)
-			load(step + qs_split_items<K>::STEP);
+		if (step + parts * STEP < task.end)
+			load(step + parts * STEP);
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 		{
@@ -824,7 +836,8 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 	}
 	__syncthreads();
 	for (int b = t; b < nb; b += QS_THREADS)
-		counts[task.count_base + b] = cnt[b];
+		if (cnt[b] != 0)
+			atomicAdd(&counts[task.count_base + b], cnt[b]);
 }
 
 /*
@@ -1319,6 +1332,22 @@ qs_scatter_tier(void)
 		qs_scatter_fits<K, qs_split_items<K>::SCATTER_ITEMS_MID>() ? 1 : 0;
 }
 
+/*
+ * f(std::integral_constant<int, ITEMS>()) for the scatter step of tier
+ * (qs_scatter_tier): the one place a tier names its pairs a thread, for
+ * the wave sizing and the launch alike.
+ */
+template <typename K, typename F>
+static auto
+qs_with_scatter_items(int tier, F &&f)
+{
+	typedef qs_split_items<K> S;
+
+	return tier == 2 ? f(std::integral_constant<int, S::SCATTER_ITEMS>())
+		: tier == 1 ? f(std::integral_constant<int, S::SCATTER_ITEMS_MID>())
+		: f(std::integral_constant<int, S::SCATTER_ITEMS_COMPACT>());
+}
+
 /* Launch the leaf kernel of SIZE places on count leaves (at leaves). */
 template <typename K, int SIZE>
 static gpusort_status
@@ -1541,6 +1570,16 @@ qs_tuning(const char *name, long dflt, long lo, long hi)
 	const char *e = getenv(name);
 
 	return std::min(std::max(e ? atol(e) : dflt, lo), hi);
+}
+
+/* Leaves sent to the device at a time (see qs_leaf_queue). */
+static size_t
+qs_leaf_batch(void)
+{
+	static const size_t v = (size_t) qs_tuning("GPUSORT_QS_LEAF_BATCH", QS_LEAF_BATCH, 64,
+												QS_LEAF_BATCH_LIMIT);
+
+	return v;
 }
 
 static size_t
@@ -1824,7 +1863,7 @@ struct qs_leaf_queue
 	qs_leaf_queue(K *keys_[2], uint32_t *vals_[2], qs_leaf *d_leaves_, size_t capacity_,
 				  std::vector<qs_leaf> *pending_, cudaStream_t stream_, quicksort_stats *stats_)
 		: keys(keys_), vals(vals_), d_leaves(d_leaves_), capacity(capacity_),
-		  batch(std::min<size_t>(QS_LEAF_BATCH, capacity_)), at(0), pending(pending_),
+		  batch(std::min<size_t>(qs_leaf_batch(), capacity_)), at(0), pending(pending_),
 		  largest(qs_largest_leaf_network<K>()), stream(stream_), stats(stats_)
 	{
 		/* the whole ring at once: a buffer grown later could still be read by a copy */
@@ -1972,6 +2011,34 @@ qs_split_scatter_per_sm(void)
 	return cached_blocks;
 }
 
+/* Blocks of the split count that a SM of the current device holds (asked once a device). */
+template <typename K>
+static int
+qs_split_count_per_sm(void)
+{
+	static int	cached_device = -1,
+				cached_blocks;
+	int			device,
+				blocks = 0;
+
+	if (cudaGetDevice(&device) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return 1;
+	}
+	if (device == cached_device)
+		return cached_blocks;
+	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, qs_split_count_kernel<K>,
+													  QS_THREADS, 0) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		blocks = 0;
+	}
+	cached_device = device;
+	cached_blocks = std::max(blocks, 1);
+	return cached_blocks;
+}
+
 /* The length of each of m tasks of a sequence of len pairs: whole steps. */
 static size_t
 qs_split_task_len(size_t len, size_t m, size_t step)
@@ -2035,6 +2102,18 @@ qs_split_chunk(const std::vector<qs_work> &split, size_t total, size_t slots, si
 	return best;
 }
 
+/* An event that is destroyed with its holder (on every return). */
+struct qs_event
+{
+	cudaEvent_t ev = NULL;
+
+	~qs_event()
+	{
+		if (ev != NULL)
+			(void) cudaEventDestroy(ev);
+	}
+};
+
 /*
  * The split rounds: while some sequence of work is longer than QS_SPLIT_MIN
  * (and not of one value, and not left by a poor split), those of one buffer
@@ -2074,11 +2153,13 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 	static std::vector<qs_work> rest,
 				split;
 	const int	scatter_tier = qs_scatter_tier<K>();
-	const int	scatter_per_sm = scatter_tier == 2
-		? qs_split_scatter_per_sm<K, qs_split_items<K>::SCATTER_ITEMS>()
-		: scatter_tier == 1
-		? qs_split_scatter_per_sm<K, qs_split_items<K>::SCATTER_ITEMS_MID>()
-		: qs_split_scatter_per_sm<K, qs_split_items<K>::SCATTER_ITEMS_COMPACT>();
+	const int	scatter_per_sm = qs_with_scatter_items<K>(scatter_tier, [](auto items) {
+		return qs_split_scatter_per_sm<K, decltype(items)::value>();
+	});
+	const int	count_per_sm = qs_split_count_per_sm<K>();
+	qs_event	totals_in;		/* the round's totals on the host (the scatter still running) */
+
+	CUDA_TRY(cudaEventCreateWithFlags(&totals_in.ev, cudaEventDisableTiming));
 
 	for (;;)
 	{
@@ -2153,32 +2234,26 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 			d_seqs, keys[src], d_pivots, d_npiv);
 		CUDA_TRY_LAUNCH("qs_split_pivots_kernel");
 		qs_trace(stream, "split: pivots", seqs.size());
-		qs_split_count_kernel<K><<<(unsigned) tasks.size(), QS_THREADS, 0, stream>>>(
-			d_tasks, d_seqs, d_pivots, d_npiv, keys[src], d_counts, d_bid);
+		/* the count's blocks: the scatter's tasks, each shared by parts blocks (whole steps each) */
+		const size_t parts = std::max<size_t>(1, std::min(
+			(size_t) sms * count_per_sm / tasks.size(), chunk / qs_split_items<K>::STEP));
+
+		CUDA_TRY(cudaMemsetAsync(d_counts, 0, ncounts * sizeof(uint32_t), stream));
+		qs_split_count_kernel<K><<<(unsigned) (tasks.size() * parts), QS_THREADS, 0, stream>>>(
+			d_tasks, d_seqs, d_pivots, d_npiv, keys[src], d_counts, d_bid, (uint32_t) parts);
 		CUDA_TRY_LAUNCH("qs_split_count_kernel");
 		qs_trace(stream, "split: count", tasks.size());
 		qs_split_offsets_kernel<<<(unsigned) seqs.size(), QS_SPLIT_OFFSET_THREADS, 0, stream>>>(
 			d_seqs, d_tasks, d_npiv, d_counts, d_totals);
 		CUDA_TRY_LAUNCH("qs_split_offsets_kernel");
 		qs_trace(stream, "split: offsets", tasks.size());
-		{
-			gpusort_status sst = scatter_tier == 2
-				? qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS>(
-					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
-					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1])
-				: scatter_tier == 1
-				? qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS_MID>(
-					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
-					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1])
-				: qs_launch_split_scatter<K, qs_split_items<K>::SCATTER_ITEMS_COMPACT>(
-					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
-					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1]);
 
-			if (sst != GPUSORT_OK)
-				return sst;
-		}
-		qs_trace(stream, "split: scatter", total);
-		/* the pivot counts, bucket totals and pivots back, into pinned memory if it can be had */
+		/*
+		 * the pivot counts, bucket totals and pivots back (into pinned
+		 * memory if it can be had) before the scatter, which does not change
+		 * them: the host reads them and plans the next round, or sends the
+		 * leaves, while the scatter runs
+		 */
 		const size_t tot_at = (seqs.size() * sizeof(uint32_t) + 15) & ~(size_t) 15,
 					piv_at = (tot_at + nbuckets * sizeof(uint32_t) + 15) & ~(size_t) 15;
 		unsigned char *h = (unsigned char *) qs_pinned(0, piv_at + npivots * sizeof(K));
@@ -2200,7 +2275,19 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 								 cudaMemcpyDeviceToHost, stream));
 		CUDA_TRY(cudaMemcpyAsync(h_pivots, d_pivots, npivots * sizeof(K),
 								 cudaMemcpyDeviceToHost, stream));
-		CUDA_TRY(cudaStreamSynchronize(stream));
+		CUDA_TRY(cudaEventRecord(totals_in.ev, stream));
+		{
+			const gpusort_status sst = qs_with_scatter_items<K>(scatter_tier, [&](auto items) {
+				return qs_launch_split_scatter<K, decltype(items)::value>(
+					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
+					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1]);
+			});
+
+			if (sst != GPUSORT_OK)
+				return sst;
+		}
+		qs_trace(stream, "split: scatter", total);
+		CUDA_TRY(cudaEventSynchronize(totals_in.ev));
 		qs_trace(stream, "split: copies out", nbuckets);
 		stats->phase_one_rounds++;
 
