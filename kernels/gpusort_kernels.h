@@ -101,13 +101,18 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
  * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 (32-/64-bit keys).  From
  * GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64 64-bit keys the sample comes first,
  * alone (their first read costs more than quicksort's range read by more
- * than the sample's round trip).
+ * than the sample's round trip).  64-bit keys whose even sample is in
+ * order (either way), GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 ..
+ * _MAX_N_64 of them, go to quicksort as well: there its split rounds
+ * write long runs and beat the radix sort's eight passes.
  */
 #define GPUSORT_AUTO_BITONIC_MAX_N				16384
 #define GPUSORT_AUTO_SAMPLE						256
 #define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32	16
 #define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64	32
 #define GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64		32000000
+#define GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64	80000000
+#define GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64	210000000
 
 /* Wall times of the phases of one job, in milliseconds, and what ran. */
 typedef struct gpusort_timing

@@ -400,6 +400,80 @@ run_permute_case(size_t n, size_t m, uint64_t *rng)
 	free(out1);
 }
 
+/*
+ * auto on n 64-bit keys (two words) whose leading word ascends (order 1),
+ * descends (-1) or is random (0): quicksort where an even sample is in
+ * order and n is in the window where it measured faster, else radix; and
+ * the sort checked (the leading words are distinct where in order, so the
+ * permutation is known; random keys: in order, every row once).
+ */
+static void
+run_ordered_choice_case(size_t n, int order, uint64_t *rng)
+{
+	uint32_t   *w = malloc(2 * n * sizeof(uint32_t)),
+			   *perm = malloc(n * sizeof(uint32_t)),
+			   *keys = malloc(n * sizeof(uint32_t));
+	const uint32_t *cols[TEST_MAX_WORDS];
+	gpusort_timing timing;
+	gpusort_status st;
+	const int	window = n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
+		n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64;
+
+	if (!w || !perm || !keys)
+	{
+		CHECK(0, "ordered choice n=%zu: out of host memory", n);
+		free(w);
+		free(perm);
+		free(keys);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		w[i] = order > 0 ? (uint32_t) i : order < 0 ? (uint32_t) (n - 1 - i) : test_rand32(rng);
+		w[n + i] = test_rand32(rng);
+		perm[i] = keys[i] = POISON;
+	}
+	st = job_sort(n, 2, test_word_columns(w, 2, n, cols), GPUSORT_ALGO_AUTO, perm, keys,
+				  &timing, NULL);
+	check_status(st, "ordered choice sort");
+	if (st == GPUSORT_OK)
+	{
+		const gpusort_algorithm want = order != 0 && window ? GPUSORT_ALGO_QUICKSORT
+			: GPUSORT_ALGO_RADIX;
+		uint64_t   *seen = test_seen_bits(n);
+		size_t		bad = n;
+
+		CHECK(timing.algorithm == want, "ordered choice n=%zu order %d: auto ran %s (%s), not %s",
+			  n, order, gpusort_algorithm_name(timing.algorithm), timing.why,
+			  gpusort_algorithm_name(want));
+		for (size_t i = 0; i < n && bad == n; i++)
+		{
+			const uint32_t p = perm[i];
+
+			if (p >= n || (seen[p >> 6] >> (p & 63) & 1) ||
+				(order > 0 && p != i) || (order < 0 && p != n - 1 - i) || keys[i] != w[p])
+				bad = i;
+			else if (i > 0)
+			{
+				const uint32_t q = perm[i - 1];
+				const uint64_t a = (uint64_t) w[q] << 32 | w[n + q],
+							b = (uint64_t) w[p] << 32 | w[n + p];
+
+				if (a > b)
+					bad = i;
+			}
+			if (p < n)
+				seen[p >> 6] |= (uint64_t) 1 << (p & 63);
+		}
+		CHECK(bad == n, "ordered choice n=%zu order %d (%s): wrong row at %zu", n, order,
+			  gpusort_algorithm_name(timing.algorithm), bad);
+		free(seen);
+	}
+	free(w);
+	free(perm);
+	free(keys);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -494,6 +568,20 @@ main(int argc, char **argv)
 	if (max_n >= 3000017)
 		run_permute_case(3000017, 3000017, &rng);
 	printf("permute: %s\n", failures ? "FAILED" : "ok");
+	{
+		/* auto's ordered-keys rule: just inside its window of n (both ends) and just below it */
+		const size_t ordered_n[] = {GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 - 1,
+			GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 + 17, GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64};
+		int			before = failures,
+					ran = 0;
+
+		for (size_t s = 0; s < sizeof(ordered_n) / sizeof(ordered_n[0]); s++)
+			if (ordered_n[s] <= max_n && ordered_n[s] >= min_n && only_words != 1 && only_words != 3)
+				for (int order = -1; order <= 1; order++, ran++)
+					run_ordered_choice_case(ordered_n[s], order, &rng);
+		if (ran)
+			printf("auto on 64-bit keys in order: %s\n", failures == before ? "ok" : "FAILED");
+	}
 
 	check_status(gpusort_device_memory(&free1, &total), "memory info");
 	CHECK(free1 + (4u << 20) >= free0, "device memory leaked: %zu MB free before, %zu after",
