@@ -1976,15 +1976,15 @@ struct qs_leaf_queue
 };
 
 /*
- * Blocks of the split scatter of ITEMS pairs a step that a SM of the
- * current device holds (asked once a device).
+ * Blocks of kernel (QS_THREADS threads, smem bytes of dynamic shared
+ * memory) that a SM of the current device holds; cache: the device last
+ * asked about and its answer (-1, 0 at first), so that a device is asked
+ * once.
  */
-template <typename K, int ITEMS>
+template <typename F>
 static int
-qs_split_scatter_per_sm(void)
+qs_blocks_per_sm(F *kernel, size_t smem, int cache[2])
 {
-	static int	cached_device = -1,
-				cached_blocks;
 	int			device,
 				blocks = 0;
 
@@ -1993,50 +1993,40 @@ qs_split_scatter_per_sm(void)
 		(void) cudaGetLastError();
 		return 1;
 	}
-	if (device == cached_device)
-		return cached_blocks;
-	if (cudaFuncSetAttribute(qs_split_scatter_kernel<K, ITEMS>,
-							 cudaFuncAttributeMaxDynamicSharedMemorySize,
-							 (int) qs_split_items<K>::scatter_smem(ITEMS)) != cudaSuccess ||
-		cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, qs_split_scatter_kernel<K, ITEMS>,
-													  QS_THREADS,
-													  qs_split_items<K>::scatter_smem(ITEMS)) !=
+	if (device == cache[0])
+		return cache[1];
+	if ((smem > 0 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+										  (int) smem) != cudaSuccess) ||
+		cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, QS_THREADS, smem) !=
 		cudaSuccess)
 	{
 		(void) cudaGetLastError();
 		blocks = 0;
 	}
-	cached_device = device;
-	cached_blocks = std::max(blocks, 1);
-	return cached_blocks;
+	cache[0] = device;
+	cache[1] = std::max(blocks, 1);
+	return cache[1];
 }
 
-/* Blocks of the split count that a SM of the current device holds (asked once a device). */
+/* Blocks of the split scatter of ITEMS pairs a step that a SM of the current device holds. */
+template <typename K, int ITEMS>
+static int
+qs_split_scatter_per_sm(void)
+{
+	static int	cache[2] = {-1, 0};
+
+	return qs_blocks_per_sm(qs_split_scatter_kernel<K, ITEMS>,
+							qs_split_items<K>::scatter_smem(ITEMS), cache);
+}
+
+/* Blocks of the split count that a SM of the current device holds. */
 template <typename K>
 static int
 qs_split_count_per_sm(void)
 {
-	static int	cached_device = -1,
-				cached_blocks;
-	int			device,
-				blocks = 0;
+	static int	cache[2] = {-1, 0};
 
-	if (cudaGetDevice(&device) != cudaSuccess)
-	{
-		(void) cudaGetLastError();
-		return 1;
-	}
-	if (device == cached_device)
-		return cached_blocks;
-	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, qs_split_count_kernel<K>,
-													  QS_THREADS, 0) != cudaSuccess)
-	{
-		(void) cudaGetLastError();
-		blocks = 0;
-	}
-	cached_device = device;
-	cached_blocks = std::max(blocks, 1);
-	return cached_blocks;
+	return qs_blocks_per_sm(qs_split_count_kernel<K>, 0, cache);
 }
 
 /* The length of each of m tasks of a sequence of len pairs: whole steps. */
