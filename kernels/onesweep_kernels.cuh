@@ -68,10 +68,12 @@ plan_counter(int digits_log2, int i)
 
 /*
  * What a first read tells the host (first_read_summary_kernel): the key
- * range, how many digits of each place of its plan occur, the distinct
- * keys of a sample of FIRST_READ_SAMPLE (0 where it was not asked for) and
- * whether that even sample is in order (1 ascending, -1 descending, 0
- * neither or not asked for).
+ * range, how many digits of each place of its plan occur, and the distinct
+ * keys of a sample of FIRST_READ_SAMPLE (0 where it was not asked for).
+ * quicksort_sample_distinct, which takes that sample before any read,
+ * reports through distinct too, and through order whether the sample is in
+ * order (1 ascending, -1 descending, 0 neither); a first read leaves order
+ * alone.
  */
 struct first_read_summary
 {
@@ -149,40 +151,22 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t co
 
 /*
  * Thread t of a block of FIRST_READ_SAMPLE: sample key t of an even sample
- * of n keys into s[t] (shared, FIRST_READ_SAMPLE keys).  Has a barrier.
+ * of n keys into s[t] (shared, FIRST_READ_SAMPLE keys); true unless an
+ * earlier sample key equals it, so that the threads returning true count
+ * the sample's distinct keys (SAMPLE^2 / 2 compares).  Has a barrier.
  */
-template <typename K>
-__device__ __forceinline__ void
-sample_keys(const K *__restrict__ keys, size_t n, K *s)
-{
-	s[threadIdx.x] = keys[(size_t) threadIdx.x * n / FIRST_READ_SAMPLE];
-	__syncthreads();
-}
-
-/*
- * After sample_keys: true unless an earlier sample key equals thread t's,
- * so that the threads returning true count the sample's distinct keys
- * (SAMPLE^2 / 2 compares).
- */
-template <typename K>
-__device__ __forceinline__ bool
-sampled_key_is_first(const K *s)
-{
-	const int	t = threadIdx.x;
-	bool		first = true;
-
-	for (int j = 0; j < t; j++)
-		first &= s[j] != s[t];
-	return first;
-}
-
-/* sample_keys, then sampled_key_is_first. */
 template <typename K>
 __device__ __forceinline__ bool
 sample_key_is_first(const K *__restrict__ keys, size_t n, K *s)
 {
-	sample_keys(keys, n, s);
-	return sampled_key_is_first(s);
+	const int	t = threadIdx.x;
+	bool		first = true;
+
+	s[t] = keys[(size_t) t * n / FIRST_READ_SAMPLE];
+	__syncthreads();
+	for (int j = 0; j < t; j++)
+		first &= s[j] != s[t];
+	return first;
 }
 
 /*
@@ -227,28 +211,15 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 				atomicAdd(&used[i >> digits_log2], 1);
 	__syncthreads();
 
-	int			most = 0,
-				order = 0;
+	int			most = 0;
 
 	for (int p = 0; p < plan.passes; p++)
 		most = max(most, used[p]);
-	if (sample_limit > 0 && lo != hi)
+	if (sample_limit > 0 && most <= sample_limit && lo != hi)
 	{
-		const int	t = threadIdx.x;
-
-		sample_keys(keys, n, s);
-
-		/* the sample in order, either way (barriers: every thread takes part) */
-		const bool	up = __syncthreads_and(t == 0 || s[t - 1] <= s[t]),
-					down = __syncthreads_and(t == 0 || s[t - 1] >= s[t]);
-
-		order = up ? 1 : down ? -1 : 0;
-		if (most <= sample_limit)
-		{
-			if (sampled_key_is_first(s))
-				atomicAdd(&distinct, 1);
-			__syncthreads();
-		}
+		if (sample_key_is_first(keys, n, s))
+			atomicAdd(&distinct, 1);
+		__syncthreads();
 	}
 	if (threadIdx.x == 0)
 	{
@@ -257,7 +228,6 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		for (int p = 0; p < RADIX_MAX_PASSES; p++)
 			summary->used[p] = p < plan.passes ? used[p] : 0;
 		summary->distinct = distinct;
-		summary->order = order;
 	}
 }
 

@@ -3,6 +3,7 @@
  * Its tuning constants are the QS_* below.
  */
 #include <algorithm>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,8 +277,9 @@ struct qs_multi
 	uint32_t	count[QS_BUCKETS_MAX];	/* pairs of each bucket */
 	uint32_t	cursor[QS_BUCKETS_MAX];	/* places taken in each bucket so far */
 	int			pivots;					/* k; 0: the sample has more distinct keys */
-	int			distinct;				/* the sample's distinct keys */
-	int			pad[2];
+	int			distinct;				/* the sample's distinct keys ... */
+	int			order;					/* ... and its order (first_read_summary's, same layout) */
+	int			pad;
 	unsigned long long pivot[QS_PIVOTS_MAX];
 };
 
@@ -286,11 +288,14 @@ static_assert(sizeof(qs_multi) <= 1024, "quicksort_sample_distinct's scratch");
 /*
  * One block of FIRST_READ_SAMPLE threads: the distinct keys of the first
  * read's sample (the one whose count the range read's summary reports),
- * sorted, as pivots.
+ * sorted, as pivots; and whether the sample is in order, either way.
+ * host (mapped host memory; NULL: none) gets the distinct count and order
+ * as well.
  */
 template <typename K>
 __global__ void __launch_bounds__(FIRST_READ_SAMPLE)
-qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m, int *host_distinct)
+qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m,
+						first_read_summary *host)
 {
 	__shared__ K s[FIRST_READ_SAMPLE];
 	__shared__ bool first[FIRST_READ_SAMPLE];
@@ -302,6 +307,10 @@ qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m, int *
 		distinct = 0;
 
 	const bool	f = sample_key_is_first(keys, n, s);
+
+	/* the sample in order, either way (barriers: every thread takes part) */
+	const bool	up = __syncthreads_and(t == 0 || s[t - 1] <= s[t]),
+				down = __syncthreads_and(t == 0 || s[t - 1] >= s[t]);
 
 	first[t] = f;
 	if (f)
@@ -319,8 +328,13 @@ qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m, int *
 	{
 		m->pivots = distinct <= QS_PIVOTS_MAX ? distinct : 0;
 		m->distinct = distinct;
-		if (host_distinct != NULL)
-			*host_distinct = distinct;	/* mapped host memory: no copy to wait for */
+		m->order = up ? 1 : down ? -1 : 0;
+		if (host != NULL)
+		{
+			/* mapped host memory: no copy to wait for */
+			host->distinct = distinct;
+			host->order = m->order;
+		}
 	}
 }
 
@@ -2594,31 +2608,36 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 
 template <typename K>
 gpusort_status
-quicksort_sample_distinct(const K *keys, size_t n, void *temp, cudaStream_t stream, int *distinct)
+quicksort_sample_distinct(const K *keys, size_t n, void *temp, cudaStream_t stream, int *distinct,
+						  int *order)
 {
-	/* the first read's host summary, idle until a read: its distinct field, mapped where it can be */
+	/* the first read's host summary, idle until a read: its distinct and order fields, mapped where it can be */
 	first_read_summary *dev,
 			   *host = onesweep_host_summary(&dev);
 	qs_multi   *d_m = (qs_multi *) temp;
 
+	static_assert(offsetof(qs_multi, order) - offsetof(qs_multi, distinct) ==
+				  offsetof(first_read_summary, order) - offsetof(first_read_summary, distinct),
+				  "distinct and order copied at once");
 	*distinct = 0;
+	*order = 0;
 	if (n < FIRST_READ_SAMPLE)
 		return GPUSORT_ERR_INVALID_ARGUMENT;
-	qs_sample_pivots_kernel<K><<<1, FIRST_READ_SAMPLE, 0, stream>>>(keys, n, d_m,
-															 dev != NULL ? &dev->distinct : NULL);
+	qs_sample_pivots_kernel<K><<<1, FIRST_READ_SAMPLE, 0, stream>>>(keys, n, d_m, dev);
 	CUDA_TRY_LAUNCH("qs_sample_pivots_kernel");
 	if (dev == NULL)
-		CUDA_TRY(cudaMemcpyAsync(&host->distinct, &d_m->distinct, sizeof(int),
+		CUDA_TRY(cudaMemcpyAsync(&host->distinct, &d_m->distinct, 2 * sizeof(int),
 								 cudaMemcpyDeviceToHost, stream));
 	CUDA_TRY(cudaStreamSynchronize(stream));
 	*distinct = *(volatile int *) &host->distinct;
+	*order = *(volatile int *) &host->order;
 	return GPUSORT_OK;
 }
 
 template gpusort_status quicksort_sample_distinct<uint32_t>(const uint32_t *, size_t, void *,
-															cudaStream_t, int *);
+															cudaStream_t, int *, int *);
 template gpusort_status quicksort_sample_distinct<uint64_t>(const uint64_t *, size_t, void *,
-															cudaStream_t, int *);
+															cudaStream_t, int *, int *);
 template gpusort_status quicksort_sort_pairs<uint32_t>(uint32_t *[2], uint32_t *[2], size_t, bool,
 													   void *, size_t, cudaStream_t, quicksort_stats *,
 													   int *, const unsigned long long *);

@@ -80,11 +80,13 @@ gpusort_status quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n,
 
 /*
  * The distinct keys of an even sample of 256 of n >= 256 keys (the
- * multi-pivot round's), for a choice made before any read of the keys:
- * one small kernel and a round trip.  temp: at least 1 KB of scratch.
+ * multi-pivot round's), and whether the sample is in order (1 ascending,
+ * -1 descending, 0 neither), for a choice made before any read of the
+ * keys: one small kernel and a round trip.  temp: at least 1 KB of
+ * scratch.
  */
 template <typename K>
 gpusort_status quicksort_sample_distinct(const K *keys, size_t n, void *temp,
-										 cudaStream_t stream, int *distinct);
+										 cudaStream_t stream, int *distinct, int *order);
 
 #endif

@@ -7,9 +7,7 @@
  * 8-bit place's digit counts and the key range), so it costs the radix
  * sort nothing, whichever sort runs.  All keys equal, or more distinct
  * digits in one byte than quicksort's limit for the size (so more distinct
- * keys): radix, which goes on from that read -- unless the keys are 64-bit,
- * an even sample of them is in order and n is where quicksort measured
- * faster on such keys.  Only when every byte takes
+ * keys): radix, which goes on from that read.  Only when every byte takes
  * few values does the read's summary kernel also count the distinct keys of a
  * sample of FIRST_READ_SAMPLE, which tells few distinct keys (quicksort,
  * which takes its key range from the read) from many combinations of few
@@ -97,19 +95,32 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 	/*
 	 * Many 64-bit keys: the sample first (one small kernel and a round
 	 * trip), since their radix first read costs more than quicksort's range
-	 * read by more than that -- few distinct keys go to quicksort without it.
+	 * read by more than that -- few distinct keys go to quicksort without
+	 * it, and so do keys whose sample is in order, where n is in the window
+	 * that quicksort measured faster on such keys.
 	 */
+	static_assert(GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64,
+				  "the ordered-keys rule reads the sample taken first");
 	if (wide && n >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64)
 	{
-		int			distinct;
+		int			distinct,
+					order;
 
-		if ((st = quicksort_sample_distinct<K>(keys, n, temp, 0, &distinct)) != GPUSORT_OK)
+		if ((st = quicksort_sample_distinct<K>(keys, n, temp, 0, &distinct, &order)) != GPUSORT_OK)
 			return st;
 		if (distinct <= limit)
 		{
 			*chosen = GPUSORT_ALGO_QUICKSORT;
 			snprintf(why, len, "few distinct keys (%d in a sample of %d, looked at first)",
 					 distinct, FIRST_READ_SAMPLE);
+			return GPUSORT_OK;
+		}
+		if (order != 0 && n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
+			n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64)
+		{
+			*chosen = GPUSORT_ALGO_QUICKSORT;
+			snprintf(why, len, "64-bit keys in %s order (an even sample of %d, looked at first)",
+					 order > 0 ? "ascending" : "descending", FIRST_READ_SAMPLE);
 			return GPUSORT_OK;
 		}
 	}
@@ -128,25 +139,18 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		most = s->used[p] > most ? s->used[p] : most;
 	if (s->range[0] == s->range[1])
 		snprintf(why, len, "all keys equal (the first read shows it)");
-	else if (most <= limit && s->distinct <= limit)
+	else if (most > limit)
+		/* at least that many distinct keys: no sample needed */
+		snprintf(why, len, "%d distinct digits in one byte of the keys", most);
+	else if (s->distinct > limit)
+		snprintf(why, len, "%d distinct keys in a sample of %d", s->distinct,
+				 FIRST_READ_SAMPLE);
+	else
 	{
 		*chosen = GPUSORT_ALGO_QUICKSORT;
 		snprintf(why, len, "few distinct keys (%d in a sample of %d)", s->distinct,
 				 FIRST_READ_SAMPLE);
 	}
-	else if (wide && s->order != 0 && n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
-			 n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64)
-	{
-		*chosen = GPUSORT_ALGO_QUICKSORT;
-		snprintf(why, len, "64-bit keys in %s order (an even sample of %d)",
-				 s->order > 0 ? "ascending" : "descending", FIRST_READ_SAMPLE);
-	}
-	else if (most > limit)
-		/* at least that many distinct keys: no sample needed */
-		snprintf(why, len, "%d distinct digits in one byte of the keys", most);
-	else
-		snprintf(why, len, "%d distinct keys in a sample of %d", s->distinct,
-				 FIRST_READ_SAMPLE);
 	return GPUSORT_OK;
 }
 
