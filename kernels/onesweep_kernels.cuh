@@ -474,7 +474,20 @@ copy_async16(void *shared_dst, const void *global_src)
 #endif
 }
 
-/* Wait for this thread's copy_async16 copies (others': __syncthreads after). */
+/* 4 bytes from global to shared memory without passing through registers (sm_80+). */
+__device__ __forceinline__ void
+copy_async4(void *shared_dst, const void *global_src)
+{
+#if __CUDA_ARCH__ >= 800
+	unsigned	dst = (unsigned) __cvta_generic_to_shared(shared_dst);
+
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"::"r"(dst), "l"(global_src));
+#else
+	*(uint32_t *) shared_dst = *(const uint32_t *) global_src;
+#endif
+}
+
+/* Wait for this thread's copy_async16 / copy_async4 copies (others': __syncthreads after). */
 __device__ __forceinline__ void
 copy_async_wait_all()
 {

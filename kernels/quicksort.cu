@@ -562,34 +562,58 @@ static_assert(QS_SPLIT_BUCKETS == (1 << QS_SPLIT_BITS) - 1, "the sentinel is all
 #define QS_SPLIT_MIN	(8 * QS_LEAF)	/* longer sequences are split; shorter ones are leaves */
 #define QS_SPLIT_OFFSET_THREADS 512	/* >= QS_SPLIT_BUCKETS: a thread a bucket */
 
+/*
+ * A split scatter's block: THREADS threads moving ITEMS pairs each a step,
+ * and its dynamic shared memory: the warps' 16-bit counters, then the
+ * step's keys; the warps' match words, then its payloads; its buckets; its
+ * payloads as read.
+ */
+#define QS_SPLIT_BINS	(1 << QS_SPLIT_BITS)	/* bucket numbers and the sentinel */
+
+template <typename K, int THREADS_, int ITEMS_>
+struct qs_scatter_shape
+{
+	static constexpr int THREADS = THREADS_;
+	static constexpr int ITEMS = ITEMS_;
+	static constexpr int WARPS = THREADS_ / 32;
+	static constexpr int STEP = THREADS_ * ITEMS_;
+	static constexpr size_t COUNTER_BYTES = (size_t) WARPS * QS_SPLIT_BINS * sizeof(uint16_t);
+	static constexpr size_t MATCH_BYTES = (size_t) WARPS * QS_SPLIT_BINS * sizeof(uint32_t);
+	static constexpr size_t KEYS_BYTES = (size_t) STEP * sizeof(K) > COUNTER_BYTES
+		? (size_t) STEP * sizeof(K) : COUNTER_BYTES;
+	static constexpr size_t VALS_BYTES = (size_t) STEP * sizeof(uint32_t) > MATCH_BYTES
+		? (size_t) STEP * sizeof(uint32_t) : MATCH_BYTES;
+	static constexpr size_t SMEM = KEYS_BYTES + VALS_BYTES +
+		(size_t) STEP * (sizeof(uint16_t) + sizeof(uint32_t));
+
+	static_assert(STEP < 65536, "16-bit counters");
+	static_assert(QS_SPLIT_BINS % THREADS_ == 0 || THREADS_ % QS_SPLIT_BINS == 0,
+				  "whole buckets a thread");
+};
+
 template <typename K>
 struct qs_split_items
 {
 	static constexpr int ITEMS = 8;	/* pairs a thread counts per step */
 	static constexpr int STEP = QS_THREADS * ITEMS;
 	/*
-	 * pairs a thread moves per step of the scatter: longer steps, longer
-	 * runs of a bucket written at once, where a block may have the shared
-	 * memory (28: 7,168 pairs, 102 KB for 32-bit keys and 131 KB for 64-bit
-	 * ones; else 16: 66 / 82 KB); the compact variant fits the 48 KB of
-	 * every device.  Measured on the H100 (bench/results/quicksort-scatter-
-	 * h100.txt): 28 against 16, 100M uniform pairs 9% (32-bit) and 4%
-	 * (64-bit) faster, sorted keys 3-6% slower.
+	 * The scatter's shapes: a long step (threads a block, pairs a thread)
+	 * whose shared memory a block of an H100 may have (217 KB for 32-bit
+	 * keys, 220 KB for 64-bit ones), so that a step writes long runs of
+	 * each bucket at once (the runs, not the blocks a SM, set its pace: see
+	 * qs_split_scatter_kernel); mid for devices that give a block 99 KB
+	 * (96 / 92 KB), compact for those that give it 48 (34 KB).
 	 */
-#ifdef QS_SCATTER_ITEMS
-	static constexpr int SCATTER_ITEMS = QS_SCATTER_ITEMS;	/* (-D to measure others) */
-#else
-	static constexpr int SCATTER_ITEMS = 28;
+#ifndef QS_SCATTER_ITEMS_32
+#define QS_SCATTER_ITEMS_32 30	/* (-D to measure others) */
 #endif
-	static constexpr int SCATTER_ITEMS_MID = 16;
-	static constexpr int SCATTER_ITEMS_COMPACT = 4;
-
-	/* the scatter's dynamic shared memory: a step's keys, payloads and places, the match words */
-	static constexpr size_t scatter_smem(int items)
-	{
-		return (size_t) QS_THREADS * items * (sizeof(K) + 2 * sizeof(uint32_t)) +
-			(size_t) QS_WARPS * (1 << QS_SPLIT_BITS) * sizeof(uint32_t);
-	}
+#ifndef QS_SCATTER_ITEMS_64
+#define QS_SCATTER_ITEMS_64 20
+#endif
+	typedef qs_scatter_shape<K, 512, sizeof(K) == 4 ? QS_SCATTER_ITEMS_32 : QS_SCATTER_ITEMS_64>
+				scatter_long;
+	typedef qs_scatter_shape<K, 512, sizeof(K) == 4 ? 12 : 8> scatter_mid;
+	typedef qs_scatter_shape<K, 256, 4> scatter_compact;
 };
 
 struct qs_split_seq
@@ -716,63 +740,173 @@ qs_split_pivots_kernel(const qs_split_seq *seqs, const K *__restrict__ keys, K *
 }
 
 /*
- * The start of a split kernel: the task's sequence's pivots into shared
- * memory (unless piv is NULL: the scatter reads the count's buckets) and
- * the block's 2k + 1 bucket counts zeroed (a barrier to follow); returns
- * k.  piv (QS_SPLIT_PIVOTS + 1 places) holds the pivots, padded to 255
- * with all ones, as a search tree in level order (piv[1] the median, the
- * children of node j at 2j and 2j + 1): the nodes a warp's searches read
- * at one depth lie side by side, in different banks while the level has
- * at most 32 of them, where halvings over the sorted pivots read places
- * 2^d apart that share a bank.
+ * The bucket of a key in a split round: the sequence's k sorted pivots in
+ * shared memory and a table over the range from the lowest pivot to the
+ * highest cut into QS_SPLIT_LUT cells of 2^shift keys each (shift the
+ * least that makes that many cover it): cell e holds the pivots whose cell
+ * is below e, so a key of cell e has at least lut[e] and at most lut[e + 1]
+ * pivots below it, and a binary search between the two finds the count --
+ * no step where the pivots spread evenly over the cells (a cell a pivot or
+ * none), eight at most where they crowd into one.  Where the eight-level
+ * search over all pivots read eight shared words a key and kept the count
+ * issue-bound, this reads two bytes and a pivot or two.  Where over a
+ * quarter of the pivots share their cell with seven others or more (keys
+ * bunched far below their range, as ANDs of random words are), the
+ * searches would take longer and part ways within a warp: those sequences
+ * keep the eight-level search, over the pivots laid out as a search tree
+ * in level order (piv[1] the median, the children of node j at 2j and
+ * 2j + 1), so that the nodes a warp reads at one depth lie in different
+ * banks while the level has at most 32 of them.
+ */
+#define QS_SPLIT_LUT_BITS 11
+#define QS_SPLIT_LUT	(1 << QS_SPLIT_LUT_BITS)
+
+template <typename K>
+struct qs_split_lookup
+{
+	K			piv[QS_SPLIT_PIVOTS];
+	K			tree[QS_SPLIT_PIVOTS + 1];	/* crowded: the pivots as a search tree */
+	uint8_t		lut[QS_SPLIT_LUT + 1];	/* counts of at most QS_SPLIT_PIVOTS (255) */
+	K			lo,
+				hi;
+	int			k,
+				shift,
+				crowded;
+};
+
+/* The cell of key lo <= x <= hi. */
+template <typename K>
+__device__ __forceinline__ uint32_t
+qs_split_cell(const qs_split_lookup<K> &L, K x)
+{
+	return (uint32_t) ((x - L.lo) >> L.shift);
+}
+
+/*
+ * The start of the count: the task's sequence's pivots and their table
+ * into L, the block's 2k + 1 bucket counts zeroed (barriers inside, every
+ * thread calls it); returns k.
  */
 template <typename K>
 __device__ __forceinline__ int
 qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *pivots,
-			   const uint32_t *npiv, K *piv, uint32_t *cnt)
+			   const uint32_t *npiv, qs_split_lookup<K> &L, uint32_t *cnt)
 {
 	const int	k = (int) npiv[task.seq];
 	const uint32_t base = seqs[task.seq].pivot_base;
 
-	for (int j = 1 + threadIdx.x; piv != NULL && j < QS_SPLIT_PIVOTS + 1; j += QS_THREADS)
+	for (int j = threadIdx.x; j < k; j += QS_THREADS)
+		L.piv[j] = pivots[base + j];
+	for (int b = threadIdx.x; b < 2 * k + 1; b += QS_THREADS)
+		cnt[b] = 0;
+	__syncthreads();
+
+	const K		lo = L.piv[0],
+				hi = L.piv[k - 1],
+				span = hi - lo;
+	const int	bits = span == 0 ? 0 : (int) (8 * sizeof(K)) -
+		(sizeof(K) == 8 ? __clzll((long long) span) : __clz((int) span)),
+				shift = bits > QS_SPLIT_LUT_BITS ? bits - QS_SPLIT_LUT_BITS : 0;
+
+	/* cell e: the pivots of a cell below e (their cells rise with them) */
+	for (int e = threadIdx.x; e <= QS_SPLIT_LUT; e += QS_THREADS)
+	{
+		int			a = 0,
+					b = k;
+
+		while (a < b)
+		{
+			const int	mid = (a + b) >> 1;
+
+			if (((L.piv[mid] - lo) >> shift) < (K) e)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		L.lut[e] = (uint8_t) a;
+	}
+	__syncthreads();
+
+	/* pivots in cells of eight or more */
+	bool		bunched = false;
+
+	if (threadIdx.x < k)
+	{
+		const uint32_t e = (uint32_t) ((L.piv[threadIdx.x] - lo) >> shift);
+
+		bunched = L.lut[e + 1] - L.lut[e] >= 8;
+	}
+
+	const bool	crowded = __syncthreads_count(bunched) > k / 4;
+
+	for (int j = 1 + threadIdx.x; crowded && j < QS_SPLIT_PIVOTS + 1; j += QS_THREADS)
 	{
 		const int	depth = 31 - __clz(j),
 					i = ((2 * (j - (1 << depth)) + 1) << (7 - depth)) - 1;	/* its rank */
 
-		piv[j] = i < k ? pivots[base + i] : ~(K) 0;
+		L.tree[j] = i < k ? L.piv[i] : ~(K) 0;
 	}
-	for (int b = threadIdx.x; b < 2 * k + 1; b += QS_THREADS)
-		cnt[b] = 0;
+	if (threadIdx.x == 0)
+	{
+		L.lo = lo;
+		L.hi = hi;
+		L.k = k;
+		L.shift = shift;
+		L.crowded = crowded;
+	}
+	__syncthreads();
 	return k;
 }
 
 /*
- * The bucket of x among the k pivots of qs_split_begin's tree: eight steps
- * down it without branches (so that the searches of a thread's items
- * overlap), keeping the last node not below x -- the first pivot not below
- * x, for the equal bucket.
+ * The bucket of x: 2j for the keys strictly between pivots j - 1 and j
+ * (j of them below x), 2j + 1 for those equal to pivot j.
  */
 template <typename K>
 __device__ __forceinline__ uint32_t
-qs_split_bucket(K x, const K *piv, int k)
+qs_split_bucket(K x, const qs_split_lookup<K> &L, K lo, K hi, int k, bool crowded)
 {
+	static_assert(QS_SPLIT_PIVOTS <= 255, "byte counts in the table");
 	static_assert(QS_SPLIT_PIVOTS + 1 == 256, "eight levels");
-	int			j = 1;
-	K			next = ~(K) 0;	/* the first pivot not below x */
+	if (crowded)
+	{
+		/* eight steps down the tree without branches, keeping the last node not below x */
+		int			j = 1;
+		K			next = ~(K) 0;	/* the first pivot not below x */
 
 #pragma unroll
-	for (int d = 0; d < 8; d++)
-	{
-		const K		p = piv[j];
-		const bool	below = p < x;
+		for (int d = 0; d < 8; d++)
+		{
+			const K		p = L.tree[j];
+			const bool	below = p < x;
 
-		next = below ? next : p;
-		j = 2 * j + below;
+			next = below ? next : p;
+			j = 2 * j + below;
+		}
+
+		const int	a = min(j - 256, k);	/* pivots below x */
+
+		return 2 * a + (a < k && next == x);
 	}
+	if (x < lo)
+		return 0;
+	if (x > hi)
+		return 2 * k;
 
-	const int	lo = min(j - 256, k);	/* pivots below x */
+	const uint32_t e = qs_split_cell(L, x);
+	int			a = L.lut[e],
+				b = L.lut[e + 1];
 
-	return 2 * lo + (lo < k && next == x);
+	while (a < b)
+	{
+		const int	mid = (a + b) >> 1;
+
+		if (L.piv[mid] < x)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return 2 * a + (a < k && L.piv[a] == x);
 }
 
 /*
@@ -792,16 +926,13 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 {
 	constexpr int ITEMS = qs_split_items<K>::ITEMS;
 	constexpr uint32_t STEP = qs_split_items<K>::STEP;
-	__shared__ K piv[QS_SPLIT_PIVOTS + 1];
+	__shared__ qs_split_lookup<K> L;
 	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS];
 	const qs_split_task task = tasks[blockIdx.x / parts];
 	const uint32_t part = blockIdx.x % parts,
 				first = task.begin + part * STEP;
-	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, piv, cnt),
-				nb = 2 * k + 1,
-				t = threadIdx.x,
+	const int	t = threadIdx.x,
 				lane = t & 31;
-
 	K			next[ITEMS];	/* the next step's keys, loaded while this one's are searched */
 	auto		load = [&](uint32_t step) {
 #pragma unroll
@@ -813,9 +944,16 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 		}
 	};
 
+	/* the first keys on their way while the table is made */
 	if (first < task.end)
 		load(first);
-	__syncthreads();
+
+	const int	k = qs_split_begin<K>(task, seqs, pivots, npiv, L, cnt),
+				nb = 2 * k + 1;
+	const K		lo = L.lo,
+				hi = L.hi;
+	const bool	crowded = L.crowded;
+
 	for (uint32_t step = first; step < task.end; step += parts * STEP)
 	{
 		K			key[ITEMS];
@@ -829,7 +967,7 @@ qs_split_count_kernel(const qs_split_task *tasks, const qs_split_seq *seqs, cons
 		for (int i = 0; i < ITEMS; i++)
 		{
 			const uint32_t idx = step + i * QS_THREADS + t,
-						b = idx < task.end ? qs_split_bucket(key[i], piv, k) : QS_SPLIT_BUCKETS,
+						b = idx < task.end ? qs_split_bucket(key[i], L, lo, hi, k, crowded) : QS_SPLIT_BUCKETS,
 						b0 = __shfl_sync(0xffffffffu, b, 0);
 
 			if (idx < task.end)
@@ -900,57 +1038,82 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
 
 /*
  * Every pair of each task into its bucket, from ks/vs to kd/vd, a step at
- * a time: the step's pairs ranked within their buckets, put in bucket
- * order in shared memory with their places, and written from there in
- * that order, so that a warp's stores go to a few runs, not to a bucket
- * each.
+ * a time, as a onesweep radix pass moves a tile (its bucket ids, from the
+ * count, standing for digits): each warp ranks its slice of the step with
+ * its own 16-bit counters (the lanes of a bucket found by an atomic OR of
+ * their bits into the warp's match word of it, one shared add by the
+ * lowest), the counts over the warps give every pair its place in bucket
+ * order, and the step's pairs, in that order in shared memory with their
+ * buckets, are written from there, so that a warp's stores go to a few
+ * runs, not to a bucket each.  The task's first place in each bucket comes
+ * from the count's scan, so no block waits for another.  Shared memory:
+ * the warps' counters, later the keys; the match words, later the
+ * payloads; the buckets; the payloads as read, copied there without
+ * registers while the keys are ranked (qs_scatter_shape).
+ *
+ * What sets its pace is the length of a step -- the runs of a bucket it
+ * writes at once, a step's pairs over some 256 buckets -- not the blocks a
+ * SM: measured on the H100 (bench/results/quicksort-scatter2-h100.txt),
+ * 100M uniform 32-bit pairs, the split scatter took 1.65 ms a round with
+ * steps of 7,168 pairs (the earlier kernel, 2 blocks a SM), 1.94 ms with
+ * this one at 5,120 (3 a SM), 1.27-1.33 ms with one block of 512 threads
+ * and 12,288 or 15,360 pairs.
  */
-template <typename K, int ITEMS>
-__global__ void __launch_bounds__(QS_THREADS)
+template <typename K, typename SH>
+__global__ void __launch_bounds__(SH::THREADS, 1)
 qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 						const uint32_t *npiv, const uint32_t *counts,
 						const uint16_t *__restrict__ bid, const K *__restrict__ ks,
 						const uint32_t *__restrict__ vs, K *__restrict__ kd,
 						uint32_t *__restrict__ vd)
 {
-	constexpr int STEP = QS_THREADS * ITEMS;
-	static_assert(QS_SPLIT_BUCKETS <= 2 * QS_THREADS, "two buckets a thread in the scan");
-	__shared__ uint32_t cnt[QS_SPLIT_BUCKETS],
-				base[QS_SPLIT_BUCKETS],
-				first[QS_SPLIT_BUCKETS],
-				wsum[QS_WARPS];
+	constexpr int THREADS = SH::THREADS;
+	constexpr int WARPS = SH::WARPS;
+	constexpr int ITEMS = SH::ITEMS;
+	constexpr int STEP = SH::STEP;
+	constexpr int BPT = QS_SPLIT_BINS > THREADS ? QS_SPLIT_BINS / THREADS : 1;	/* buckets a thread scans */
+	__shared__ uint32_t base[QS_SPLIT_BINS],	/* the task's next place in each bucket */
+				off[QS_SPLIT_BINS],	/* the step's: a bucket's first place less its first slot */
+				wsum[WARPS];
 	extern __shared__ __align__(16) unsigned char qs_split_mem[];
+	uint16_t   *wc = reinterpret_cast<uint16_t *>(qs_split_mem);	/* [warp][bucket] */
 	K		   *sk = reinterpret_cast<K *>(qs_split_mem);
-	uint32_t   *sv = reinterpret_cast<uint32_t *>(sk + STEP),
-			   *sd = sv + STEP,
-			   *mw = sd + STEP + (threadIdx.x >> 5) * (1 << QS_SPLIT_BITS);	/* the warp's */
+	uint32_t   *sv = reinterpret_cast<uint32_t *>(qs_split_mem + SH::KEYS_BYTES),
+			   *mwords = sv;	/* [warp][bucket] */
+	uint16_t   *sb = reinterpret_cast<uint16_t *>(qs_split_mem + SH::KEYS_BYTES + SH::VALS_BYTES);
+	uint32_t   *staged = reinterpret_cast<uint32_t *>(sb + STEP);	/* payloads in input order */
 	const qs_split_task task = tasks[blockIdx.x];
-	const int	k = qs_split_begin<K>(task, seqs, NULL, npiv, NULL, cnt),
-				nb = 2 * k + 1,
+	const int	nb = 2 * (int) npiv[task.seq] + 1,
 				t = threadIdx.x,
-				lane = t & 31;
+				lane = t & 31,
+				warp = t >> 5;
+	const uint32_t slice = warp * (ITEMS * 32) + lane,	/* the warp's part of a step */
+				lt = (1u << lane) - 1;
+	uint32_t   *mw = mwords + warp * QS_SPLIT_BINS;
+	uint32_t   *packed = reinterpret_cast<uint32_t *>(wc + warp * QS_SPLIT_BINS);
 
-	for (int b = t; b < nb; b += QS_THREADS)
-		base[b] = counts[task.count_base + b];
-	for (int w = lane; w < 1 << QS_SPLIT_BITS; w += 32)
-		mw[w] = 0;
-	__syncthreads();
+	for (int b = t; b < QS_SPLIT_BINS; b += THREADS)
+		base[b] = b < nb ? counts[task.count_base + b] : 0;
+
 	K			key[ITEMS];
-	uint32_t	val[ITEMS],
-				bucket[ITEMS],
-				place[ITEMS];
+	uint32_t	r[ITEMS];		/* the bucket; then its rank in the warp | bucket << 16 */
 
-	/* a step's pairs and buckets into registers (the sentinel bucket past the task) */
+	/*
+	 * a step's keys and buckets into registers (the sentinel bucket past
+	 * the task), its payloads into staged (copied without registers; each
+	 * thread reads back its own)
+	 */
 	auto		load = [&](uint32_t step) {
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 		{
-			const uint32_t idx = step + i * QS_THREADS + t;
+			const uint32_t idx = step + slice + i * 32;
 			const bool	in = idx < task.end;
 
 			key[i] = in ? ks[idx] : (K) 0;
-			val[i] = in ? vs[idx] : 0;
-			bucket[i] = in ? bid[idx] : QS_SPLIT_BUCKETS;
+			r[i] = in ? bid[idx] : QS_SPLIT_BUCKETS;
+			if (in)
+				copy_async4(&staged[slice + i * 32], &vs[idx]);
 		}
 	};
 
@@ -959,54 +1122,121 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 	{
 		const uint32_t nstep = min((uint32_t) STEP, task.end - step);
 
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			place[i] = qs_warp_count_or<QS_SPLIT_BITS>(bucket[i], cnt, mw, lane);
+		/*
+		 * the warps' counters and match words zeroed (the last step's pairs
+		 * are out; the ranking leaves its match words zero again)
+		 */
+		for (int i = t; i < WARPS * QS_SPLIT_BINS / 2; i += THREADS)
+			reinterpret_cast<uint32_t *>(wc)[i] = 0;
+		for (int i = t; i < WARPS * QS_SPLIT_BINS; i += THREADS)
+			mwords[i] = 0;
 		__syncthreads();
 
-		/* first[b]: where bucket b's pairs of the step start in shared memory */
+		/* rank within the warp's bucket */
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
 		{
-			const uint32_t c0 = 2 * t < nb ? cnt[2 * t] : 0,
-						c1 = 2 * t + 1 < nb ? cnt[2 * t + 1] : 0;
-			uint32_t	all;
-			const uint32_t before = qs_block_exclusive_scan<QS_WARPS>(c0 + c1, wsum, &all);
+			const uint32_t d = r[i];
 
-			if (2 * t < nb)
-				first[2 * t] = before;
-			if (2 * t + 1 < nb)
-				first[2 * t + 1] = before + c0;
+			atomicOr(&mw[d], 1u << lane);
+			__syncwarp();
+
+			const uint32_t peers = mw[d];
+			const int	leader = 31 - __clz(peers);
+			uint32_t	before = 0;
+
+			__syncwarp();
+			if (lane == leader)
+			{
+				const uint32_t sh16 = (d & 1) * 16;
+
+				mw[d] = 0;		/* every peer has read it */
+				before = (atomicAdd(&packed[d >> 1], (uint32_t) __popc(peers) << sh16) >> sh16)
+					& 0xffffu;
+			}
+			__syncwarp();
+			before = __shfl_sync(0xffffffffu, before, leader);
+			r[i] = (before + __popc(peers & lt)) | (d << 16);
 		}
 		__syncthreads();
+
+		/* each bucket's pairs in the step, and the warps' places in it */
+		uint32_t	cnt[BPT],
+					tsum = 0;
+
+#pragma unroll
+		for (int b = 0; b < BPT; b++)
+		{
+			const int	dg = t * BPT + b;
+			uint32_t	run = 0;
+
+#pragma unroll
+			for (int w = 0; w < WARPS; w++)
+				run += dg < QS_SPLIT_BINS ? wc[w * QS_SPLIT_BINS + dg] : 0;
+			cnt[b] = run;
+			tsum += run;
+		}
+		{
+			uint32_t	all;
+			uint32_t	run = qs_block_exclusive_scan<WARPS>(tsum, wsum, &all);
+
+#pragma unroll
+			for (int b = 0; b < BPT; b++)
+			{
+				const int	dg = t * BPT + b;
+				uint32_t	at = run;
+
+#pragma unroll
+				for (int w = 0; w < WARPS && dg < QS_SPLIT_BINS; w++)
+				{
+					const uint32_t c = wc[w * QS_SPLIT_BINS + dg];
+
+					wc[w * QS_SPLIT_BINS + dg] = (uint16_t) at;
+					at += c;
+				}
+				if (dg < nb)
+				{
+					off[dg] = base[dg] - run;
+					base[dg] += cnt[b];
+				}
+				run += cnt[b];
+			}
+		}
+		__syncthreads();
+
+		/* each pair's slot in bucket order */
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
-			if (bucket[i] < QS_SPLIT_BUCKETS)
-			{
-				const uint32_t slot = first[bucket[i]] + place[i];
+		{
+			const uint32_t d = r[i] >> 16;
 
-				sk[slot] = key[i];
-				sv[slot] = val[i];
-				sd[slot] = base[bucket[i]] + place[i];
-			}
+			r[i] = ((r[i] & 0xffffu) + wc[warp * QS_SPLIT_BINS + d]) | (d << 16);
+		}
+		copy_async_wait_all();
+		__syncthreads();		/* the counters and match words are read: keys and payloads next */
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			const uint32_t slot = r[i] & 0xffffu;
+
+			sk[slot] = key[i];
+			sv[slot] = staged[slice + i * 32];
+			sb[slot] = (uint16_t) (r[i] >> 16);
+		}
 		__syncthreads();
 
 		/*
 		 * the next step's loads, into the registers just freed, are on their
-		 * way while this step's pairs go out (without them every warp of the
-		 * block waited for its loads with nothing else to do)
+		 * way while this step's pairs go out (the sentinels sort last, past nstep)
 		 */
 		if (step + STEP < task.end)
 			load(step + STEP);
-		for (uint32_t j = t; j < nstep; j += QS_THREADS)
+		for (uint32_t j = t; j < nstep; j += THREADS)
 		{
-			const uint32_t d = sd[j];
+			const uint32_t d = off[sb[j]] + j;
 
 			kd[d] = sk[j];
 			vd[d] = sv[j];
-		}
-		for (int b = t; b < nb; b += QS_THREADS)
-		{
-			base[b] += cnt[b];
-			cnt[b] = 0;
 		}
 		__syncthreads();
 	}
@@ -1298,68 +1528,67 @@ qs_largest_leaf_network(void)
 }
 
 /*
- * Launch the split scatter of ITEMS pairs a thread a step (the step's
- * shared memory over the default 48 KB allowed on the current device, each
- * time: the device may be another).
+ * Launch the split scatter of shape SH (the step's shared memory over the
+ * default 48 KB allowed on the current device, each time: the device may
+ * be another).
  */
-template <typename K, int ITEMS>
+template <typename K, typename SH>
 static gpusort_status
 qs_launch_split_scatter(size_t ntasks, cudaStream_t stream, const qs_split_task *tasks,
 						const qs_split_seq *seqs, const uint32_t *npiv, const uint32_t *counts,
 						const uint16_t *bid, const K *ks, const uint32_t *vs, K *kd,
 						uint32_t *vd)
 {
-	constexpr size_t smem = qs_split_items<K>::scatter_smem(ITEMS);
-
-	CUDA_TRY(cudaFuncSetAttribute(qs_split_scatter_kernel<K, ITEMS>,
-								  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-	qs_split_scatter_kernel<K, ITEMS><<<(unsigned) ntasks, QS_THREADS, smem, stream>>>(
+	CUDA_TRY(cudaFuncSetAttribute(qs_split_scatter_kernel<K, SH>,
+								  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) SH::SMEM));
+	qs_split_scatter_kernel<K, SH><<<(unsigned) ntasks, SH::THREADS, SH::SMEM, stream>>>(
 		tasks, seqs, npiv, counts, bid, ks, vs, kd, vd);
 	CUDA_TRY_LAUNCH("qs_split_scatter_kernel");
 	return GPUSORT_OK;
 }
 
 /*
- * Does the scatter of ITEMS pairs a thread fit a block of the current
- * device (its dynamic shared memory and its own static arrays)?
+ * Does the scatter of shape SH fit a block of the current device (its
+ * dynamic shared memory and its own static arrays)?
  */
-template <typename K, int ITEMS>
+template <typename K, typename SH>
 static bool
 qs_scatter_fits(void)
 {
 	cudaFuncAttributes fa;
 
-	if (cudaFuncGetAttributes(&fa, qs_split_scatter_kernel<K, ITEMS>) != cudaSuccess)
+	if (cudaFuncGetAttributes(&fa, qs_split_scatter_kernel<K, SH>) != cudaSuccess)
 	{
 		(void) cudaGetLastError();
 		return false;
 	}
-	return fa.sharedSizeBytes + qs_split_items<K>::scatter_smem(ITEMS) <= device_block_smem();
+	return fa.sharedSizeBytes + SH::SMEM <= device_block_smem();
 }
 
-/* The scatter's step on the current device: 2 long, 1 mid, 0 compact. */
+/* The scatter's shape on the current device: 2 long, 1 mid, 0 compact. */
 template <typename K>
 static int
 qs_scatter_tier(void)
 {
-	return qs_scatter_fits<K, qs_split_items<K>::SCATTER_ITEMS>() ? 2 :
-		qs_scatter_fits<K, qs_split_items<K>::SCATTER_ITEMS_MID>() ? 1 : 0;
+	typedef qs_split_items<K> S;
+
+	return qs_scatter_fits<K, typename S::scatter_long>() ? 2 :
+		qs_scatter_fits<K, typename S::scatter_mid>() ? 1 : 0;
 }
 
 /*
- * f(std::integral_constant<int, ITEMS>()) for the scatter step of tier
- * (qs_scatter_tier): the one place a tier names its pairs a thread, for
- * the wave sizing and the launch alike.
+ * f(SH()) for the scatter shape SH of tier (qs_scatter_tier): the one
+ * place a tier names its shape, for the wave sizing and the launch alike.
  */
 template <typename K, typename F>
 static auto
-qs_with_scatter_items(int tier, F &&f)
+qs_with_scatter_shape(int tier, F &&f)
 {
 	typedef qs_split_items<K> S;
 
-	return tier == 2 ? f(std::integral_constant<int, S::SCATTER_ITEMS>())
-		: tier == 1 ? f(std::integral_constant<int, S::SCATTER_ITEMS_MID>())
-		: f(std::integral_constant<int, S::SCATTER_ITEMS_COMPACT>());
+	return tier == 2 ? f(typename S::scatter_long())
+		: tier == 1 ? f(typename S::scatter_mid())
+		: f(typename S::scatter_compact());
 }
 
 /* Launch the leaf kernel of SIZE places on count leaves (at leaves). */
@@ -1847,6 +2076,30 @@ qs_split_kmax(size_t len)
 	return (uint32_t) std::min<size_t>(QS_SPLIT_PIVOTS, len / QS_SPLIT_TARGET - 1);
 }
 
+/* An event that is destroyed with its holder (on every return). */
+struct qs_event
+{
+	cudaEvent_t ev = NULL;
+
+	~qs_event()
+	{
+		if (ev != NULL)
+			(void) cudaEventDestroy(ev);
+	}
+};
+
+/* A stream that is destroyed with its holder (once its work is done). */
+struct qs_stream
+{
+	cudaStream_t s = NULL;
+
+	~qs_stream()
+	{
+		if (s != NULL)
+			(void) cudaStreamDestroy(s);
+	}
+};
+
 /*
  * Leaves on their way to phase two: gathered on the host and sent to the
  * device a batch at a time (QS_LEAF_BATCH leaves, and the rest at the
@@ -1857,6 +2110,9 @@ qs_split_kmax(size_t len)
  * ranges, so their sorts may run between any other rounds.  Batches go
  * through rings in the pinned host buffer and in the device's leaf array;
  * the stream is waited for only where the rings wrap, and at the end.
+ * The longer leaves left at the end -- a few, each a block's long sort --
+ * run on a stream of their own, ahead of the last register leaves and
+ * beside them, instead of after them with most of the device idle.
  */
 template <typename K>
 struct qs_leaf_queue
@@ -1873,6 +2129,10 @@ struct qs_leaf_queue
 	int			largest;		/* the largest network the device has room for */
 	cudaStream_t stream;
 	quicksort_stats *stats;
+	qs_stream	side;			/* the longer leaves' stream at the end ... */
+	qs_event	side_ready,		/* ... waiting for the main stream's work so far */
+				side_done;		/* ... and waited for by it */
+	bool		side_used = false;
 
 	qs_leaf_queue(K *keys_[2], uint32_t *vals_[2], qs_leaf *d_leaves_, size_t capacity_,
 				  std::vector<qs_leaf> *pending_, cudaStream_t stream_, quicksort_stats *stats_)
@@ -1903,14 +2163,25 @@ struct qs_leaf_queue
 	{
 		gpusort_status st;
 
+		if (!deferred.empty() && !pending->empty())
+		{
+			/* the longer leaves first, on the side stream, then the others beside them */
+			if ((st = send(&deferred, true)) != GPUSORT_OK)
+				return st;
+		}
 		if ((st = send(pending)) != GPUSORT_OK || (st = send(&deferred)) != GPUSORT_OK)
 			return st;
+		if (side_used)
+			CUDA_TRY(cudaStreamWaitEvent(stream, side_done.ev, 0));
 		CUDA_TRY(cudaStreamSynchronize(stream));
 		return GPUSORT_OK;
 	}
 
-	/* the leaves of list (at most batch) to the device, their sorts launched */
-	gpusort_status send(std::vector<qs_leaf> *list)
+	/*
+	 * the leaves of list (at most batch) to the device, their sorts
+	 * launched (aside: phase two's kernel on the side stream)
+	 */
+	gpusort_status send(std::vector<qs_leaf> *list, bool aside = false)
 	{
 		const size_t m = list->size();
 
@@ -1920,6 +2191,8 @@ struct qs_leaf_queue
 			{
 				/* the ring is full: the batches in it are done before it is reused */
 				CUDA_TRY(cudaStreamSynchronize(stream));
+				if (side_used)
+					CUDA_TRY(cudaEventSynchronize(side_done.ev));
 				at = 0;
 			}
 			stats->sequences += (int) m;
@@ -1976,10 +2249,35 @@ struct qs_leaf_queue
 			qs_trace(stream, "phase two: register leaves", first[QS_LEAF_NETWORKS]);
 			if (m > first[QS_LEAF_NETWORKS])
 			{
+				cudaStream_t ks = stream;
+
+				if (aside)
+				{
+					if (side.s == NULL)
+					{
+						int			least,
+									greatest;
+
+						/* ahead of the register leaves: the highest priority */
+						CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+						CUDA_TRY(cudaStreamCreateWithPriority(&side.s, cudaStreamNonBlocking,
+															  greatest));
+						CUDA_TRY(cudaEventCreateWithFlags(&side_ready.ev, cudaEventDisableTiming));
+						CUDA_TRY(cudaEventCreateWithFlags(&side_done.ev, cudaEventDisableTiming));
+					}
+					CUDA_TRY(cudaEventRecord(side_ready.ev, stream));
+					CUDA_TRY(cudaStreamWaitEvent(side.s, side_ready.ev, 0));
+					ks = side.s;
+				}
 				qs_phase_two_kernel<K><<<(unsigned) (m - first[QS_LEAF_NETWORKS]), QS_THREADS, 0,
-					stream>>>(d_leaves + at + first[QS_LEAF_NETWORKS], keys[0], vals[0], keys[1],
-							  vals[1]);
+					ks>>>(d_leaves + at + first[QS_LEAF_NETWORKS], keys[0], vals[0], keys[1],
+						  vals[1]);
 				CUDA_TRY_LAUNCH("qs_phase_two_kernel");
+				if (aside)
+				{
+					CUDA_TRY(cudaEventRecord(side_done.ev, side.s));
+					side_used = true;
+				}
 			}
 			qs_trace(stream, "phase two", m);
 			at += m;
@@ -1990,14 +2288,14 @@ struct qs_leaf_queue
 };
 
 /*
- * Blocks of kernel (QS_THREADS threads, smem bytes of dynamic shared
+ * Blocks of kernel (threads threads, smem bytes of dynamic shared
  * memory) that a SM of the current device holds; cache: the device last
  * asked about and its answer (-1, 0 at first), so that a device is asked
  * once.
  */
 template <typename F>
 static int
-qs_blocks_per_sm(F *kernel, size_t smem, int cache[2])
+qs_blocks_per_sm(F *kernel, int threads, size_t smem, int cache[2])
 {
 	int			device,
 				blocks = 0;
@@ -2011,7 +2309,7 @@ qs_blocks_per_sm(F *kernel, size_t smem, int cache[2])
 		return cache[1];
 	if ((smem > 0 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 										  (int) smem) != cudaSuccess) ||
-		cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, QS_THREADS, smem) !=
+		cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem) !=
 		cudaSuccess)
 	{
 		(void) cudaGetLastError();
@@ -2022,15 +2320,14 @@ qs_blocks_per_sm(F *kernel, size_t smem, int cache[2])
 	return cache[1];
 }
 
-/* Blocks of the split scatter of ITEMS pairs a step that a SM of the current device holds. */
-template <typename K, int ITEMS>
+/* Blocks of the split scatter of shape SH that a SM of the current device holds. */
+template <typename K, typename SH>
 static int
 qs_split_scatter_per_sm(void)
 {
 	static int	cache[2] = {-1, 0};
 
-	return qs_blocks_per_sm(qs_split_scatter_kernel<K, ITEMS>,
-							qs_split_items<K>::scatter_smem(ITEMS), cache);
+	return qs_blocks_per_sm(qs_split_scatter_kernel<K, SH>, SH::THREADS, SH::SMEM, cache);
 }
 
 /* Blocks of the split count that a SM of the current device holds. */
@@ -2040,7 +2337,7 @@ qs_split_count_per_sm(void)
 {
 	static int	cache[2] = {-1, 0};
 
-	return qs_blocks_per_sm(qs_split_count_kernel<K>, 0, cache);
+	return qs_blocks_per_sm(qs_split_count_kernel<K>, QS_THREADS, 0, cache);
 }
 
 /* The length of each of m tasks of a sequence of len pairs: whole steps. */
@@ -2106,18 +2403,6 @@ qs_split_chunk(const std::vector<qs_work> &split, size_t total, size_t slots, si
 	return best;
 }
 
-/* An event that is destroyed with its holder (on every return). */
-struct qs_event
-{
-	cudaEvent_t ev = NULL;
-
-	~qs_event()
-	{
-		if (ev != NULL)
-			(void) cudaEventDestroy(ev);
-	}
-};
-
 /*
  * The split rounds: while some sequence of work is longer than QS_SPLIT_MIN
  * (and not of one value, and not left by a poor split), those of one buffer
@@ -2157,8 +2442,8 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 	static std::vector<qs_work> rest,
 				split;
 	const int	scatter_tier = qs_scatter_tier<K>();
-	const int	scatter_per_sm = qs_with_scatter_items<K>(scatter_tier, [](auto items) {
-		return qs_split_scatter_per_sm<K, decltype(items)::value>();
+	const int	scatter_per_sm = qs_with_scatter_shape<K>(scatter_tier, [](auto shape) {
+		return qs_split_scatter_per_sm<K, decltype(shape)>();
 	});
 	const int	count_per_sm = qs_split_count_per_sm<K>();
 	qs_event	totals_in;		/* the round's totals on the host (the scatter still running) */
@@ -2281,8 +2566,8 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 								 cudaMemcpyDeviceToHost, stream));
 		CUDA_TRY(cudaEventRecord(totals_in.ev, stream));
 		{
-			const gpusort_status sst = qs_with_scatter_items<K>(scatter_tier, [&](auto items) {
-				return qs_launch_split_scatter<K, decltype(items)::value>(
+			const gpusort_status sst = qs_with_scatter_shape<K>(scatter_tier, [&](auto shape) {
+				return qs_launch_split_scatter<K, decltype(shape)>(
 					tasks.size(), stream, d_tasks, d_seqs, d_npiv, d_counts, d_bid,
 					keys[src], vals[src], keys[src ^ 1], vals[src ^ 1]);
 			});
