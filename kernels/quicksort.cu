@@ -38,6 +38,7 @@
 #define QS_MULTI_STEP	(QS_THREADS * QS_MULTI_ITEMS)
 #define QS_MULTI_BLOCKS_PER_SM 4
 #define QS_MULTI_MIN_N	(4 * QS_LEAF)	/* smaller inputs: no multi-pivot round */
+#define QS_SAMPLE_FIRST_MIN_N (1 << 20)	/* more keys: a sample decides whether their range is read */
 #define QS_LEAF_BATCH	32768		/* leaves phase two gets a launch (fewer at the end) ... */
 #define QS_LEAF_BATCH_LIMIT (1 << 20)	/* ... or GPUSORT_QS_LEAF_BATCH's, up to this (tuning) */
 
@@ -280,6 +281,7 @@ struct qs_multi
 	int			distinct;				/* the sample's distinct keys ... */
 	int			order;					/* ... and its order (first_read_summary's, same layout) */
 	int			pad;
+	unsigned long long range[2];		/* qs_range_kernel's: the minimum's complement, the maximum */
 	unsigned long long pivot[QS_PIVOTS_MAX];
 };
 
@@ -287,10 +289,10 @@ static_assert(sizeof(qs_multi) <= 1024, "quicksort_sample_distinct's scratch");
 
 /*
  * One block of FIRST_READ_SAMPLE threads: the distinct keys of the first
- * read's sample (the one whose count the range read's summary reports),
+ * read's sample (the one whose count the first read's summary reports),
  * sorted, as pivots; and whether the sample is in order, either way.
  * host (mapped host memory; NULL: none) gets the distinct count and order
- * as well.
+ * as well.  Zeroes m's range for qs_range_kernel after it.
  */
 template <typename K>
 __global__ void __launch_bounds__(FIRST_READ_SAMPLE)
@@ -326,6 +328,7 @@ qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m,
 		m->count[t] = m->cursor[t] = 0;
 	if (t == 0)
 	{
+		m->range[0] = m->range[1] = 0;	/* for qs_range_kernel */
 		m->pivots = distinct <= QS_PIVOTS_MAX ? distinct : 0;
 		m->distinct = distinct;
 		m->order = up ? 1 : down ? -1 : 0;
@@ -335,6 +338,86 @@ qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m,
 			host->distinct = distinct;
 			host->order = m->order;
 		}
+	}
+}
+
+/*
+ * The range of the keys (into m->range, zeroed by qs_sample_pivots_kernel
+ * before it), unless the sample before it found more distinct keys than
+ * the multi-pivot round takes: then no block reads a key (neither the
+ * one-value case nor the few-value one, the two that need the range,
+ * can be).  Four 16-byte vectors of keys in flight a thread.
+ */
+#define QS_RANGE_BLOCKS_PER_SM 8	/* the range kernel's grid */
+
+template <typename K>
+__global__ void __launch_bounds__(256)
+qs_range_kernel(const K *__restrict__ keys, size_t n, qs_multi *m)
+{
+	constexpr int PER_VEC = 16 / sizeof(K);
+	const size_t nvec = n / PER_VEC,
+				stride = (size_t) gridDim.x * blockDim.x,
+				first = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+	const uint4 *vecs = reinterpret_cast<const uint4 *>(keys);
+	K			lo = ~(K) 0,
+				hi = 0;
+	size_t		v = first;
+
+	if (m->distinct > QS_PIVOTS_MAX)
+		return;
+	for (; v + 3 * stride < nvec; v += 4 * stride)
+	{
+		vec_keys<K>	u[4];
+
+#pragma unroll
+		for (int r = 0; r < 4; r++)
+			u[r].vec = __ldg(vecs + v + r * stride);
+#pragma unroll
+		for (int r = 0; r < 4; r++)
+#pragma unroll
+			for (int j = 0; j < PER_VEC; j++)
+			{
+				lo = min(lo, u[r].k[j]);
+				hi = max(hi, u[r].k[j]);
+			}
+	}
+	for (; v < nvec; v += stride)
+	{
+		vec_keys<K>	u;
+
+		u.vec = __ldg(vecs + v);
+#pragma unroll
+		for (int j = 0; j < PER_VEC; j++)
+		{
+			lo = min(lo, u.k[j]);
+			hi = max(hi, u.k[j]);
+		}
+	}
+	for (size_t i = nvec * PER_VEC + first; i < n; i += stride)
+	{
+		lo = min(lo, keys[i]);
+		hi = max(hi, keys[i]);
+	}
+	/* the block's range, then one pair of atomics a block (not a warp: they queue at one address) */
+	__shared__ K wlo[8],
+				whi[8];
+
+	warp_reduce_range(&lo, &hi);
+	if ((threadIdx.x & 31) == 0)
+	{
+		wlo[threadIdx.x >> 5] = lo;
+		whi[threadIdx.x >> 5] = hi;
+	}
+	__syncthreads();
+	if (threadIdx.x == 0)
+	{
+		for (int w = 1; w < 8; w++)
+		{
+			lo = min(lo, wlo[w]);
+			hi = max(hi, whi[w]);
+		}
+		atomicMax(&m->range[0], ~(unsigned long long) lo);
+		atomicMax(&m->range[1], (unsigned long long) hi);
 	}
 }
 
@@ -1008,11 +1091,15 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
 	const bool	in = b < nb;
 	uint32_t	total = 0;
 
+	/* a sequence's tasks have their counts one after another, 2 kmax + 1 apart */
+	const uint32_t *c0 = counts + tasks[sq.first_task].count_base + b;
+	const uint32_t tstride = 2 * sq.kmax + 1;
+
 	if (in)
 	{
-#pragma unroll 8
+#pragma unroll 16
 		for (uint32_t j = 0; j < sq.ntasks; j++)
-			total += counts[tasks[sq.first_task + j].count_base + b];
+			total += c0[(size_t) j * tstride];
 		totals[sq.bucket_base + b] = total;
 	}
 
@@ -1024,13 +1111,14 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
 	{
 		uint32_t	run = sq.start + before;
 
-#pragma unroll 8
+		uint32_t   *c = counts + tasks[sq.first_task].count_base + b;
+
+#pragma unroll 16
 		for (uint32_t j = 0; j < sq.ntasks; j++)
 		{
-			uint32_t   *c = &counts[tasks[sq.first_task + j].count_base + b];
-			const uint32_t mine = *c;
+			const uint32_t mine = c[(size_t) j * tstride];
 
-			*c = run;
+			c[(size_t) j * tstride] = run;
 			run += mine;
 		}
 	}
@@ -1987,14 +2075,17 @@ qs_trace(cudaStream_t stream, const char *what, size_t count)
 
 /*
  * A pinned host buffer of at least bytes (slot 0: the split rounds'
- * results, 1: the leaves), kept and grown between calls; NULL where pinned
- * memory cannot be had (then pageable memory is copied, more slowly).
+ * results, 1: the leaves, 2: the split rounds' sequences and tasks going
+ * in), kept and grown between calls; NULL where pinned memory cannot be
+ * had (then pageable memory is copied, more slowly: a copy from it waits
+ * for the stream's work so far, so the device idles while the host
+ * launches what follows).
  */
 static void *
 qs_pinned(int slot, size_t bytes)
 {
-	static void *buf[2];
-	static size_t cap[2];
+	static void *buf[3];
+	static size_t cap[3];
 	static bool failed = false;
 
 	if (bytes <= cap[slot])
@@ -2514,10 +2605,27 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		if (tasks.size() > cap.tasks || ncounts > cap.tasks * QS_SPLIT_BUCKETS ||
 			nbuckets > cap.buckets)
 			return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: temp too small");
-		CUDA_TRY(cudaMemcpyAsync(d_seqs, seqs.data(), seqs.size() * sizeof(qs_split_seq),
-								 cudaMemcpyHostToDevice, stream));
-		CUDA_TRY(cudaMemcpyAsync(d_tasks, tasks.data(), tasks.size() * sizeof(qs_split_task),
-								 cudaMemcpyHostToDevice, stream));
+		{
+			/*
+			 * through pinned memory (free again: the last round's copies were
+			 * done before its totals came back)
+			 */
+			const size_t sbytes = seqs.size() * sizeof(qs_split_seq),
+						tbytes = tasks.size() * sizeof(qs_split_task);
+			unsigned char *in = (unsigned char *) qs_pinned(2, sbytes + tbytes);
+			const void *hs = seqs.data(),
+					   *ht = tasks.data();
+
+			if (in != NULL)
+			{
+				memcpy(in, seqs.data(), sbytes);
+				memcpy(in + sbytes, tasks.data(), tbytes);
+				hs = in;
+				ht = in + sbytes;
+			}
+			CUDA_TRY(cudaMemcpyAsync(d_seqs, hs, sbytes, cudaMemcpyHostToDevice, stream));
+			CUDA_TRY(cudaMemcpyAsync(d_tasks, ht, tbytes, cudaMemcpyHostToDevice, stream));
+		}
 		qs_trace(stream, "split: copies in", seqs.size());
 		qs_split_pivots_kernel<K><<<(unsigned) seqs.size(), QS_THREADS, 0, stream>>>(
 			d_seqs, keys[src], d_pivots, d_npiv);
@@ -2661,9 +2769,9 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	qs_task    *d_tasks = (qs_task *) (tp + maxseq * sizeof(qs_seq<K>));
 	qs_leaf    *d_leaves = (qs_leaf *) (d_tasks + qs_max_tasks(n));
 	const size_t leaf_capacity = qs_leaf_capacity(n);
-	/* the range read's head, laid out as the radix sort's, 16-byte aligned */
+	/* the first read's head (fewer than QS_SAMPLE_FIRST_MIN_N keys), laid out as the radix sort's */
 	void	   *d_head = (void *) (((uintptr_t) (d_leaves + leaf_capacity) + 15) & ~(uintptr_t) 15);
-	/* then the multi-pivot round's pivots and counts */
+	/* then the sample's and range's results and the multi-pivot round's pivots and counts */
 	qs_multi   *d_multi = (qs_multi *) (((uintptr_t) d_head + ONESWEEP_SUMMARY_OFFSET +
 										 ONESWEEP_SUMMARY_BYTES + 15) & ~(uintptr_t) 15);
 	qs_multi   *h_multi = qs_host_multi();
@@ -2676,7 +2784,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	unsigned long long range[2];
 	int			dev,
 				sms,
-				sample_distinct = 0;	/* the range read's sample; 0: not known */
+				sample_distinct = 0;	/* the sample's distinct keys; 0: not known */
 	unsigned	grid = (unsigned) std::min<size_t>((n + 255) / 256 + 1, 4096);
 
 	stats->phase_one_rounds = 0;
@@ -2700,14 +2808,14 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		range[0] = known_range[0];
 		range[1] = known_range[1];
 	}
-	else
+	else if (n < QS_SAMPLE_FIRST_MIN_N)
 	{
+		/* few keys: one read for the range and the sample (two kernels, one launch's wait) */
 		digit_plan	none;		/* no digit places: the key range alone */
 		const first_read_summary *look;
 		gpusort_status hst;
 
 		none.passes = 0;
-		/* with the distinct keys of the sample the multi-pivot round would take */
 		if ((hst = onesweep_first_read<K>(keys[0], n, none, d_head, QS_PIVOTS_MAX,
 										  stream)) != GPUSORT_OK ||
 			(hst = onesweep_first_read_wait(stream, &look)) != GPUSORT_OK)
@@ -2715,6 +2823,42 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		range[0] = look->range[0];
 		range[1] = look->range[1];
 		sample_distinct = look->distinct;
+	}
+	else
+	{
+		/*
+		 * Many keys: the sample of the first read (its distinct keys decide
+		 * on the multi-pivot round), then the range -- which only one value or few
+		 * need, so the read of every key is skipped on the device where the
+		 * sample holds more distinct keys than that round takes: the whole
+		 * type's range bounds them then (the split rounds' pivots come from
+		 * samples, and phase one's from the bounds it tightens).  One wait.
+		 */
+		constexpr size_t from = offsetof(qs_multi, distinct),
+					to = offsetof(qs_multi, range) + sizeof(h_multi->range);
+
+		qs_sample_pivots_kernel<K><<<1, FIRST_READ_SAMPLE, 0, stream>>>(keys[0], n, d_multi, NULL);
+		CUDA_TRY_LAUNCH("qs_sample_pivots_kernel");
+		/* blocks of four vectors a thread, at most QS_RANGE_BLOCKS_PER_SM a SM */
+		const unsigned rgrid = (unsigned) std::min<size_t>(
+			(n / (16 / sizeof(K)) + 1023) / 1024 + 1, (size_t) sms * QS_RANGE_BLOCKS_PER_SM);
+
+		qs_range_kernel<K><<<rgrid, 256, 0, stream>>>(keys[0], n, d_multi);
+		CUDA_TRY_LAUNCH("qs_range_kernel");
+		CUDA_TRY(cudaMemcpyAsync((char *) h_multi + from, (const char *) d_multi + from, to - from,
+								 cudaMemcpyDeviceToHost, stream));
+		CUDA_TRY(cudaStreamSynchronize(stream));
+		sample_distinct = h_multi->distinct;
+		if (sample_distinct > QS_PIVOTS_MAX)
+		{
+			range[0] = 0;
+			range[1] = (unsigned long long) ~(K) 0;
+		}
+		else
+		{
+			range[0] = ~h_multi->range[0];
+			range[1] = h_multi->range[1];
+		}
 	}
 	qs_trace(stream, "range read", n);
 	if (range[0] == range[1])

@@ -69,8 +69,12 @@ size_t		quicksort_temp_bytes(size_t n, int key_bytes);
  * the result (0 only when all keys are equal: nothing moves), the other is
  * scratch afterwards.  known_range, when not NULL, is the
  * keys' [minimum, maximum] already read (the auto choice's look), which saves
- * the first read of the keys.  Synchronises with the stream once per
- * phase-one round (the multi-pivot round counted as one).
+ * the look at the keys; without it, from 2^20 keys on, a sample of 256
+ * keys comes first, and the range is read only where the sample has at
+ * most QS_PIVOTS_MAX distinct keys (one value or few: the cases that need
+ * it).  Synchronises
+ * with the stream once for that look and once per phase-one round (the
+ * multi-pivot round counted as one).
  */
 template <typename K>
 gpusort_status quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n,
