@@ -69,7 +69,7 @@ size_t		quicksort_temp_bytes(size_t n, int key_bytes);
  * the result (0 only when all keys are equal: nothing moves), the other is
  * scratch afterwards.  known_range, when not NULL, is the
  * keys' [minimum, maximum] already read (the auto choice's look), which saves
- * the look at the keys; without it, from 2^20 keys on, a sample of 256
+ * the look at the keys; without it, from 2^24 keys on, a sample of 256
  * keys comes first, and the range is read only where the sample has at
  * most QS_PIVOTS_MAX distinct keys (one value or few: the cases that need
  * it).  Synchronises
