@@ -355,10 +355,11 @@ qs_sample_pivots_kernel(const K *__restrict__ keys, size_t n, qs_multi *m,
  * one-value case nor the few-value one, the two that need the range,
  * can be).  Four 16-byte vectors of keys in flight a thread.
  */
+#define QS_RANGE_THREADS 256
 #define QS_RANGE_BLOCKS_PER_SM 8	/* the range kernel's grid */
 
 template <typename K>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(QS_RANGE_THREADS)
 qs_range_kernel(const K *__restrict__ keys, size_t n, qs_multi *m)
 {
 	constexpr int PER_VEC = 16 / sizeof(K);
@@ -406,8 +407,9 @@ qs_range_kernel(const K *__restrict__ keys, size_t n, qs_multi *m)
 		hi = max(hi, keys[i]);
 	}
 	/* the block's range, then one pair of atomics a block (not a warp: they queue at one address) */
-	__shared__ K wlo[8],
-				whi[8];
+	constexpr int WARPS = QS_RANGE_THREADS / 32;
+	__shared__ K wlo[WARPS],
+				whi[WARPS];
 
 	warp_reduce_range(&lo, &hi);
 	if ((threadIdx.x & 31) == 0)
@@ -418,7 +420,7 @@ qs_range_kernel(const K *__restrict__ keys, size_t n, qs_multi *m)
 	__syncthreads();
 	if (threadIdx.x == 0)
 	{
-		for (int w = 1; w < 8; w++)
+		for (int w = 1; w < WARPS; w++)
 		{
 			lo = min(lo, wlo[w]);
 			hi = max(hi, whi[w]);
@@ -471,31 +473,6 @@ __device__ __forceinline__ uint32_t
 qs_warp_count(uint32_t b, uint32_t *cnt, int lane)
 {
 	return qs_peers_add(__match_any_sync(0xffffffffu, b), b, QS_BUCKETS_MAX, cnt, lane);
-}
-
-/*
- * As qs_warp_count, for buckets below 2^BITS (none = 2^BITS - 1 the
- * sentinel): the lanes of the same bucket found by an atomic OR of the lane
- * bits into mw[b] (the warp's 2^BITS shared match words, zero between
- * calls; the lowest lane of each bucket zeroes its word again), not
- * __match_any_sync (slow on the H100 at hundreds of buckets) or BITS
- * ballots (more instructions).
- */
-template <int BITS>
-__device__ __forceinline__ uint32_t
-qs_warp_count_or(uint32_t b, uint32_t *cnt, uint32_t *mw, int lane)
-{
-	atomicOr(&mw[b], 1u << lane);
-	__syncwarp();
-
-	const uint32_t peers = mw[b];
-	const uint32_t place = qs_peers_add(peers, b, (1u << BITS) - 1, cnt, lane);
-
-	/* every lane has read its word (the shuffle in qs_peers_add) */
-	if (lane == __ffs(peers) - 1)
-		mw[b] = 0;
-	__syncwarp();
-	return place;
 }
 
 /*
@@ -859,8 +836,7 @@ struct qs_split_lookup
 	uint8_t		lut[QS_SPLIT_LUT + 1];	/* counts of at most QS_SPLIT_PIVOTS (255) */
 	K			lo,
 				hi;
-	int			k,
-				shift,
+	int			shift,
 				crowded;
 };
 
@@ -940,7 +916,6 @@ qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *piv
 	{
 		L.lo = lo;
 		L.hi = hi;
-		L.k = k;
 		L.shift = shift;
 		L.crowded = crowded;
 	}
@@ -2848,9 +2823,10 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		CUDA_TRY_LAUNCH("qs_sample_pivots_kernel");
 		/* blocks of four vectors a thread, at most QS_RANGE_BLOCKS_PER_SM a SM */
 		const unsigned rgrid = (unsigned) std::min<size_t>(
-			(n / (16 / sizeof(K)) + 1023) / 1024 + 1, (size_t) sms * QS_RANGE_BLOCKS_PER_SM);
+			(n / (16 / sizeof(K)) + 4 * QS_RANGE_THREADS - 1) / (4 * QS_RANGE_THREADS) + 1,
+			(size_t) sms * QS_RANGE_BLOCKS_PER_SM);
 
-		qs_range_kernel<K><<<rgrid, 256, 0, stream>>>(keys[0], n, d_multi);
+		qs_range_kernel<K><<<rgrid, QS_RANGE_THREADS, 0, stream>>>(keys[0], n, d_multi);
 		CUDA_TRY_LAUNCH("qs_range_kernel");
 		CUDA_TRY(cudaMemcpyAsync((char *) h_multi + from, (const char *) d_multi + from, to - from,
 								 cudaMemcpyDeviceToHost, stream));
