@@ -1335,13 +1335,14 @@ median3(K a, K b, K c)
  * The network is the bitonic sort's form in which every comparator puts
  * the smaller pair at the lower place: each merge of size places first
  * compares place e with its mirror e ^ (size - 1), then e with e ^ stride
- * for the strides below size / 2.  The places past count hold padding
- * pairs above every real one, and a comparator whose upper place holds one
- * leaves both places as they were; so the padding never moves, and the
- * warps whose places are all padding -- up to half of a network's, where
- * a leaf is just over the next smaller size -- do nothing but wait at the
- * barriers (their places in shared memory keep the padding written at the
- * start).
+ * for the strides below size / 2 (qs_keep, qs_swaps).  The places past
+ * count hold padding pairs of the greatest key and payload, and a
+ * comparator whose upper place holds one leaves both places as they were;
+ * so the padding never moves (the real pairs end sorted in places 0 ..
+ * count - 1), and the warps whose places are all padding -- up to half of
+ * a network's, where a leaf is just over the next smaller size -- do
+ * nothing but wait at the barriers (their places in shared memory keep the
+ * padding written at the start).
  */
 #define QS_LEAF_MAX		(2 * QS_LEAF)	/* the largest network */
 #define QS_REG_LEAF_MIN	(QS_LEAF / 4)	/* the smallest network */
@@ -1376,18 +1377,50 @@ qs_pad(int e)
 	return e + (e >> 5);
 }
 
-/* Keep the lower (keep_min) or higher of pair (k, v) and the partner's. */
+/*
+ * One side of a comparator whose other side is (pk, pv): the pair at the
+ * lower place (keep_min: this one) ends with the smaller key.  32-bit keys:
+ * keys alone decide, by one min-or-max instruction, and each side -- its
+ * own thread -- takes the partner's pair only where the partner's key
+ * wins, so that both make the same choice: equal keys stay put, no payload
+ * is lost or doubled, and padding (the greatest key) never moves below a
+ * real pair of the same key (quicksort needs no order among equal keys).
+ * 64-bit keys, which have no such instruction: pairs compare by key, then
+ * payload, a total order (measured on the H100: the keys-only form was 7%
+ * slower there).
+ */
 template <typename K>
 __device__ __forceinline__ void
 qs_keep(K &k, uint32_t &v, K pk, uint32_t pv, bool keep_min)
 {
-	const bool	gt = pair_greater(k, v, pk, pv);
-
-	if (keep_min ? gt : !gt)
+	if constexpr (sizeof(K) == 4)
 	{
-		k = pk;
-		v = pv;
+		const K		nk = keep_min ? min(k, pk) : max(k, pk);
+
+		v = nk != k ? pv : v;
+		k = nk;
 	}
+	else
+	{
+		const bool	gt = pair_greater(k, v, pk, pv);
+
+		if (keep_min ? gt : !gt)
+		{
+			k = pk;
+			v = pv;
+		}
+	}
+}
+
+/* Does the pair at the lower place of a comparator go up (as qs_keep orders them)? */
+template <typename K>
+__device__ __forceinline__ bool
+qs_swaps(K klo, uint32_t vlo, K khi, uint32_t vhi)
+{
+	if constexpr (sizeof(K) == 4)
+		return klo > khi;
+	else
+		return pair_greater(klo, vlo, khi, vhi);
 }
 
 /*
@@ -1504,7 +1537,7 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 					{
 						const int	q = r ^ (mirror ? size - 1 : stride);
 
-						if (pair_greater(k[r], v[r], k[q], v[q]))
+						if (qs_swaps(k[r], v[r], k[q], v[q]))
 						{
 							const K		tk = k[r];
 							const uint32_t tv = v[r];
