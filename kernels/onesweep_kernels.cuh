@@ -24,6 +24,7 @@
 #define GPUSORT_ONESWEEP_KERNELS_CUH
 
 #include <stdint.h>
+#include <type_traits>
 #include <cuda_runtime.h>
 
 #include "radix_config.cuh"
@@ -461,33 +462,30 @@ onesweep_smem_bytes()
 		onesweep_vals_bytes<P>() + (P::ASYNC_VALS ? (size_t) P::TILE * sizeof(uint32_t) : 0);
 }
 
-/* 16 bytes from global to shared memory without passing through registers (sm_80+). */
+/*
+ * BYTES (4 or 16) from global to shared memory without passing through
+ * registers (sm_80+; 16-byte copies skip L1, which only that size may).
+ */
+template <int BYTES>
 __device__ __forceinline__ void
-copy_async16(void *shared_dst, const void *global_src)
+copy_async(void *shared_dst, const void *global_src)
 {
+	static_assert(BYTES == 4 || BYTES == 16, "the sizes used");
 #if __CUDA_ARCH__ >= 800
 	unsigned	dst = (unsigned) __cvta_generic_to_shared(shared_dst);
 
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"::"r"(dst), "l"(global_src));
+	if constexpr (BYTES == 16)
+		asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"::"r"(dst), "l"(global_src));
+	else
+		asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"::"r"(dst), "l"(global_src));
 #else
-	*(uint4 *) shared_dst = *(const uint4 *) global_src;
+	typedef typename std::conditional<BYTES == 16, uint4, uint32_t>::type word;
+
+	*(word *) shared_dst = *(const word *) global_src;
 #endif
 }
 
-/* 4 bytes from global to shared memory without passing through registers (sm_80+). */
-__device__ __forceinline__ void
-copy_async4(void *shared_dst, const void *global_src)
-{
-#if __CUDA_ARCH__ >= 800
-	unsigned	dst = (unsigned) __cvta_generic_to_shared(shared_dst);
-
-	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"::"r"(dst), "l"(global_src));
-#else
-	*(uint32_t *) shared_dst = *(const uint32_t *) global_src;
-#endif
-}
-
-/* Wait for this thread's copy_async16 / copy_async4 copies (others': __syncthreads after). */
+/* Wait for this thread's copy_async copies (others': __syncthreads after). */
 __device__ __forceinline__ void
 copy_async_wait_all()
 {
@@ -526,7 +524,9 @@ struct onesweep_shared
 
 /*
  * The lanes of the warp whose digit is d (d < BINS, one call per lane).
- * RANK_ATOMIC_OR: mw is the warp's row of match words, zero between calls.
+ * RANK_ATOMIC_OR: mw is the warp's row of match words, zero between calls;
+ * every peer clears the word here (the same zero), or with LEADER_CLEARS
+ * the caller's leader lane does (warp_digit_rank).
  */
 template <typename P>
 __device__ __forceinline__ uint32_t
@@ -541,10 +541,11 @@ warp_peers(uint32_t d, uint32_t *mw)
 		__syncwarp();
 		peers = mw[d];
 		__syncwarp();
-		/* the digit's leader, or every peer (the same zero) */
-		if (!P::LEADER_CLEARS || lane == 31 - __clz(peers))
+		if (!P::LEADER_CLEARS)
+		{
 			mw[d] = 0;
-		__syncwarp();
+			__syncwarp();
+		}
 	}
 	else if (P::RANK == RANK_BALLOTS)
 	{
@@ -561,6 +562,37 @@ warp_peers(uint32_t d, uint32_t *mw)
 	else
 		peers = __match_any_sync(0xffffffffu, d);
 	return peers;
+}
+
+/*
+ * Warp-level multi-split: the place of this lane's key (digit d < BINS)
+ * among the keys of digit d that its warp has ranked so far, this call's
+ * lower lanes first; packed: the warp's 16-bit counters, two a word, which
+ * the digit's leader lane advances by the call's count (mw as warp_peers).
+ * The onesweep pass and quicksort's split scatter rank with it.
+ */
+template <typename P>
+__device__ __forceinline__ uint32_t
+warp_digit_rank(uint32_t d, uint32_t *mw, uint32_t *packed)
+{
+	constexpr bool leader_clears = P::RANK == RANK_ATOMIC_OR && P::LEADER_CLEARS;
+	const int	lane = threadIdx.x & 31;
+	const uint32_t peers = warp_peers<P>(d, mw);
+	const int	leader = 31 - __clz(peers);
+	uint32_t	before = 0;
+
+	if (lane == leader)
+	{
+		const uint32_t sh16 = (d & 1) * 16;
+
+		if (leader_clears)
+			mw[d] = 0;			/* every peer has read it */
+		before = (atomicAdd(&packed[d >> 1], __popc(peers) << sh16) >> sh16) & 0xffffu;
+	}
+	if (leader_clears)
+		__syncwarp();			/* cleared before the warp's next OR */
+	before = __shfl_sync(0xffffffffu, before, leader);
+	return before + __popc(peers & ((1u << lane) - 1));
 }
 
 /*
@@ -598,7 +630,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
 	if (staged)
 		for (int c = t; c < P::TILE / 4; c += THREADS)
-			copy_async16(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
+			copy_async<16>(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
 
 	/* digit of item i; past the end the last digit, so they rank after every real key */
 #define ITEM_DIGIT(i) \
@@ -626,24 +658,13 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	{
 		uint32_t   *packed = reinterpret_cast<uint32_t *>(sh.warp_count + warp * BINS);
 		uint32_t   *mw = sh.match_words + warp * BINS;
-		const uint32_t lt = (1u << lane) - 1;
 
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 		{
-			uint32_t	d = ITEM_DIGIT(i);
-			uint32_t	peers = warp_peers<P>(d, mw);
-			int			leader = 31 - __clz(peers);
-			uint32_t	before = 0;
+			const uint32_t d = ITEM_DIGIT(i);
 
-			if (lane == leader)
-			{
-				uint32_t	sh16 = (d & 1) * 16;
-
-				before = (atomicAdd(&packed[d >> 1], __popc(peers) << sh16) >> sh16) & 0xffffu;
-			}
-			before = __shfl_sync(0xffffffffu, before, leader);
-			r[i] = (before + __popc(peers & lt)) | (d << 16);
+			r[i] = warp_digit_rank<P>(d, mw, packed) | (d << 16);
 		}
 	}
 #undef ITEM_DIGIT

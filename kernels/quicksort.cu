@@ -695,6 +695,14 @@ struct qs_split_seq
 				pad;
 };
 
+/* How the split scatter ranks its buckets (warp_digit_rank): as the onesweep pass does. */
+struct qs_rank_policy
+{
+	static constexpr int RANK = RANK_ATOMIC_OR;
+	static constexpr bool LEADER_CLEARS = true;
+	static constexpr int BITS = QS_SPLIT_BITS;
+};
+
 struct qs_split_task
 {
 	uint32_t	seq,
@@ -840,12 +848,12 @@ struct qs_split_lookup
 				crowded;
 };
 
-/* The cell of key lo <= x <= hi. */
+/* The cell of key lo <= x <= hi, of a table from lo in cells of 2^shift keys. */
 template <typename K>
 __device__ __forceinline__ uint32_t
-qs_split_cell(const qs_split_lookup<K> &L, K x)
+qs_split_cell(K x, K lo, int shift)
 {
-	return (uint32_t) ((x - L.lo) >> L.shift);
+	return (uint32_t) ((x - lo) >> shift);
 }
 
 /*
@@ -884,7 +892,7 @@ qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *piv
 		{
 			const int	mid = (a + b) >> 1;
 
-			if (((L.piv[mid] - lo) >> shift) < (K) e)
+			if (qs_split_cell(L.piv[mid], lo, shift) < (uint32_t) e)
 				a = mid + 1;
 			else
 				b = mid;
@@ -898,7 +906,7 @@ qs_split_begin(const qs_split_task &task, const qs_split_seq *seqs, const K *piv
 
 	if (threadIdx.x < k)
 	{
-		const uint32_t e = (uint32_t) ((L.piv[threadIdx.x] - lo) >> shift);
+		const uint32_t e = qs_split_cell(L.piv[threadIdx.x], lo, shift);
 
 		bunched = L.lut[e + 1] - L.lut[e] >= 8;
 	}
@@ -958,7 +966,7 @@ qs_split_bucket(K x, const qs_split_lookup<K> &L, K lo, K hi, int k, bool crowde
 	if (x > hi)
 		return 2 * k;
 
-	const uint32_t e = qs_split_cell(L, x);
+	const uint32_t e = qs_split_cell(x, L.lo, L.shift);
 	int			a = L.lut[e],
 				b = L.lut[e + 1];
 
@@ -1157,8 +1165,7 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 				t = threadIdx.x,
 				lane = t & 31,
 				warp = t >> 5;
-	const uint32_t slice = warp * (ITEMS * 32) + lane,	/* the warp's part of a step */
-				lt = (1u << lane) - 1;
+	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* the warp's part of a step */
 	uint32_t   *mw = mwords + warp * QS_SPLIT_BINS;
 	uint32_t   *packed = reinterpret_cast<uint32_t *>(wc + warp * QS_SPLIT_BINS);
 
@@ -1183,7 +1190,7 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 			key[i] = in ? ks[idx] : (K) 0;
 			r[i] = in ? bid[idx] : QS_SPLIT_BUCKETS;
 			if (in)
-				copy_async4(&staged[slice + i * 32], &vs[idx]);
+				copy_async<4>(&staged[slice + i * 32], &vs[idx]);
 		}
 	};
 
@@ -1202,31 +1209,13 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 			mwords[i] = 0;
 		__syncthreads();
 
-		/* rank within the warp's bucket */
+		/* rank within the warp's bucket (as a onesweep pass ranks its digits) */
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 		{
 			const uint32_t d = r[i];
 
-			atomicOr(&mw[d], 1u << lane);
-			__syncwarp();
-
-			const uint32_t peers = mw[d];
-			const int	leader = 31 - __clz(peers);
-			uint32_t	before = 0;
-
-			__syncwarp();
-			if (lane == leader)
-			{
-				const uint32_t sh16 = (d & 1) * 16;
-
-				mw[d] = 0;		/* every peer has read it */
-				before = (atomicAdd(&packed[d >> 1], (uint32_t) __popc(peers) << sh16) >> sh16)
-					& 0xffffu;
-			}
-			__syncwarp();
-			before = __shfl_sync(0xffffffffu, before, leader);
-			r[i] = (before + __popc(peers & lt)) | (d << 16);
+			r[i] = warp_digit_rank<qs_rank_policy>(d, mw, packed) | (d << 16);
 		}
 		__syncthreads();
 
