@@ -498,7 +498,7 @@ copy_async_wait_all()
 template <typename P, typename K>
 struct onesweep_shared
 {
-	uint32_t   *block_start;	/* BINS: the tile's exclusive digit starts */
+	uint32_t   *block_start;	/* BINS: the tile's digit counts (EARLY_COUNTS) */
 	uint32_t   *digit_base;		/* BINS: global place of a digit's first key, less its start */
 	uint32_t   *misc;			/* [0] tile, [1..WARPS] warp sums */
 	uint16_t   *warp_count;		/* WARPS * BINS counters while ranking ... */
@@ -670,7 +670,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 #undef ITEM_DIGIT
 	__syncthreads();
 
-	/* per digit: counts over the warps, warps' exclusive offsets, publish */
+	/* per digit: counts over the warps, publish */
 	uint32_t	cnt[BPT],
 				bstart[BPT],
 				tsum = 0;
@@ -685,12 +685,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		{
 #pragma unroll
 			for (int w = 0; w < P::WARPS; w++)
-			{
-				uint32_t	c = sh.warp_count[w * BINS + dg];
-
-				sh.warp_count[w * BINS + dg] = (uint16_t) run;
-				run += c;
-			}
+				run += sh.warp_count[w * BINS + dg];
 			if (!P::EARLY_COUNTS)
 				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
 					(tile == 0 ? TILE_STATUS_INCLUSIVE : TILE_STATUS_AGGREGATE) | run;
@@ -720,9 +715,23 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 #pragma unroll
 		for (int b = 0; b < BPT; b++)
 		{
+			const int	dg = t * BPT + b;
+			uint32_t	at = run;
+
 			bstart[b] = run;
-			if (t * BPT + b < BINS)
-				sh.block_start[t * BPT + b] = run;
+			/*
+			 * each warp's first place in the tile for the digit (< TILE:
+			 * 16 bits), so that a key's place takes one shared read
+			 */
+			if (dg < BINS)
+#pragma unroll
+				for (int w = 0; w < P::WARPS; w++)
+				{
+					const uint32_t c = sh.warp_count[w * BINS + dg];
+
+					sh.warp_count[w * BINS + dg] = (uint16_t) at;
+					at += c;
+				}
 			run += cnt[b];
 		}
 	}
@@ -855,7 +864,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	{
 		uint32_t	d = r[i] >> 16;
 
-		r[i] = (r[i] & 0xffffu) + sh.block_start[d] + sh.warp_count[warp * BINS + d];
+		r[i] = (r[i] & 0xffffu) + sh.warp_count[warp * BINS + d];
 	}
 	if (staged)
 		copy_async_wait_all();
