@@ -531,6 +531,68 @@ run_ballots(size_t n)
 }
 
 /*
+ * Tile shapes again after a key's tile place became one shared read
+ * (e58f67e), which moved the per-key shared-memory cost the shapes were
+ * tuned against (`radix_tune N place`): narrow policies on uniform keys,
+ * wide ones on banded 20-bit keys, both key widths; the project's policies
+ * first and last.
+ */
+template <typename K>
+static void
+run_place(size_t n)
+{
+	bufs<K>		b;
+
+	bufs_alloc_for_policies(b, n);
+	if (sizeof(K) == 4)
+	{
+		typedef onesweep_policies_u32::narrow N;
+		typedef onesweep_policies_u32::wide W;
+
+		sweep_section(b, DIST_UNIFORM, "narrow policies");
+		TRY(N, W);
+		TRY(P(384, 24, 8, 2, true, OR, true, true), W);
+		TRY(P(384, 20, 8, 2, true, OR, true), W);
+		TRY(P(384, 28, 8, 2, true, OR, true), W);
+		TRY(P(512, 18, 8, 2, true, OR, true), W);
+		TRY(P(256, 36, 8, 2, true, OR, true), W);
+		TRY(P(256, 24, 8, 3, true, OR, true), W);
+		TRY(N, W);
+		sweep_section(b, DIST_BANDED20, "wide policies");
+		TRY(N, W);
+		TRY(N, P(1024, 16, 10, 1, false, OR, false, true));
+		TRY(N, P(1024, 12, 10, 1, false, OR, false, true));
+		TRY(N, P(1024, 18, 10, 1, false, OR, false, true));
+		TRY(N, P(1024, 20, 10, 1, false, OR, false, true));
+		TRY(N, P(1024, 22, 10, 1, false, OR, false, true));
+		TRY(N, P(1024, 24, 10, 1, false, OR, false, true));
+		TRY(N, P(768, 20, 10, 1, false, OR, false, true));
+		TRY(N, P(768, 28, 10, 1, false, OR, false, true));
+		TRY(N, W);
+	}
+	else
+	{
+		typedef onesweep_policies_u64::narrow N;
+		typedef onesweep_policies_u64::wide W;
+
+		sweep_section(b, DIST_UNIFORM, "narrow policies");
+		TRY(N, W);
+		TRY(P(256, 20, 8, 2, true, OR, true), W);
+		TRY(P(256, 28, 8, 2, true, OR, true), W);
+		TRY(P(384, 16, 8, 2, true, OR, true), W);
+		TRY(N, W);
+		sweep_section(b, DIST_BANDED20, "wide policies");
+		TRY(N, W);
+		TRY(N, P(512, 20, 10, 1, false, OR, true, true));
+		TRY(N, P(512, 16, 10, 1, false, OR, true, true));
+		TRY(N, P(512, 24, 10, 1, false, OR, false, true));
+		TRY(N, P(512, 32, 10, 1, false, OR, false, true));
+		TRY(N, W);
+	}
+	bufs_free(b);
+}
+
+/*
  * One sort of 32-bit pairs (uniform, or the distribution named) by the
  * project's policies, then one by CUB, untimed (`radix_tune N once
  * [distribution]`): for a profiler to time each kernel.
@@ -630,6 +692,8 @@ main(int argc, char **argv)
 		return run_both_widths(run_ballots<uint32_t>, run_ballots<uint64_t>, n);
 	if (argc > 2 && strcmp(argv[2], "leader") == 0)
 		return run_both_widths(run_leader<uint32_t>, run_leader<uint64_t>, n);
+	if (argc > 2 && strcmp(argv[2], "place") == 0)
+		return run_both_widths(run_place<uint32_t>, run_place<uint64_t>, n);
 	if (argc > 2 && strcmp(argv[2], "early") == 0)
 		return run_both_widths(run_early<uint32_t>, run_early<uint64_t>, n);
 	run<uint32_t>(n);

@@ -4,6 +4,7 @@
  * device lets a block have their shared memory, the compact ones elsewhere.
  * See onesweep.cuh.
  */
+#include <algorithm>
 #include <stdlib.h>
 #include <string.h>
 #include <type_traits>
@@ -42,10 +43,12 @@ onesweep_temp_bytes(size_t n, int key_bytes)
 {
 	size_t		a = key_bytes == 8 ? onesweep_temp_bytes_t<onesweep_policies_u64, uint64_t>(n)
 		: onesweep_temp_bytes_t<onesweep_policies_u32, uint32_t>(n);
+	size_t		m = key_bytes == 8 ? onesweep_temp_bytes_t<onesweep_policies_mid_u64, uint64_t>(n)
+		: onesweep_temp_bytes_t<onesweep_policies_mid_u32, uint32_t>(n);
 	size_t		b = key_bytes == 8 ? onesweep_temp_bytes_t<onesweep_policies_compact_u64, uint64_t>(n)
 		: onesweep_temp_bytes_t<onesweep_policies_compact_u32, uint32_t>(n);
 
-	return a > b ? a : b;
+	return std::max(a, std::max(m, b));
 }
 
 first_read_summary *
@@ -91,7 +94,7 @@ onesweep_early_launch(void)
 	return early == 1;
 }
 
-/* The measured policies, or the compact ones (the device of the first sort decides). */
+/* Do the policies POL fit the device (the device of the first sort decides)? */
 template <typename POL, typename K>
 static bool
 use_measured_policies()
@@ -103,16 +106,38 @@ use_measured_policies()
 	return fits == 1;
 }
 
-template <typename POL, typename COMPACT, typename K>
+/*
+ * f(POL()) for the first of the measured, mid and compact policies of K
+ * (radix_config.cuh) that the device has the shared memory for.
+ */
+template <typename K, typename F>
+static gpusort_status
+with_policies(F &&f)
+{
+	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_u64,
+									  onesweep_policies_u32>::type POL;
+	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_mid_u64,
+									  onesweep_policies_mid_u32>::type MID;
+	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_compact_u64,
+									  onesweep_policies_compact_u32>::type COMPACT;
+
+	if (use_measured_policies<POL, K>())
+		return f(POL());
+	if constexpr (!std::is_same<POL, MID>::value)
+		if (use_measured_policies<MID, K>())
+			return f(MID());
+	return f(COMPACT());
+}
+
+template <typename K>
 static gpusort_status
 sort_pairs(void *keys[2], uint32_t *vals[2], size_t n, bool positions, void *temp,
 		   cudaStream_t stream, int *out, onesweep_stats *stats)
 {
-	if (use_measured_policies<POL, K>())
-		return onesweep_sort_pairs_t<POL, K>(reinterpret_cast<K **>(keys), vals, n, positions,
-											 temp, stream, out, stats);
-	return onesweep_sort_pairs_t<COMPACT, K>(reinterpret_cast<K **>(keys), vals, n, positions,
-											 temp, stream, out, stats);
+	return with_policies<K>([&](auto pol) {
+		return onesweep_sort_pairs_t<decltype(pol), K>(reinterpret_cast<K **>(keys), vals, n,
+														positions, temp, stream, out, stats);
+	});
 }
 
 gpusort_status
@@ -123,11 +148,9 @@ onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n, int key_bytes,
 	if (temp_bytes < onesweep_temp_bytes(n, key_bytes))
 		return GPUSORT_ERR_INVALID_ARGUMENT;
 	if (key_bytes == 8)
-		return sort_pairs<onesweep_policies_u64, onesweep_policies_compact_u64, uint64_t>(
-			keys, vals, n, vals_are_positions, temp, stream, out, stats);
+		return sort_pairs<uint64_t>(keys, vals, n, vals_are_positions, temp, stream, out, stats);
 	if (key_bytes == 4)
-		return sort_pairs<onesweep_policies_u32, onesweep_policies_compact_u32, uint32_t>(
-			keys, vals, n, vals_are_positions, temp, stream, out, stats);
+		return sort_pairs<uint32_t>(keys, vals, n, vals_are_positions, temp, stream, out, stats);
 	return GPUSORT_ERR_INVALID_ARGUMENT;
 }
 
@@ -137,18 +160,12 @@ onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n, bool vals_are_pos
 					  void *temp, size_t temp_bytes, cudaStream_t stream,
 					  const first_read_summary *look, int *out, onesweep_stats *stats)
 {
-	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_u64,
-									  onesweep_policies_u32>::type POL;
-	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_compact_u64,
-									  onesweep_policies_compact_u32>::type COMPACT;
-
 	if (temp_bytes < onesweep_temp_bytes(n, sizeof(K)) || n < 2 || n > ONESWEEP_MAX_N)
 		return GPUSORT_ERR_INVALID_ARGUMENT;
-	if (use_measured_policies<POL, K>())
-		return onesweep_sort_counted_t<POL, K>(keys, vals, n, vals_are_positions, temp, stream,
-											   look, out, stats);
-	return onesweep_sort_counted_t<COMPACT, K>(keys, vals, n, vals_are_positions, temp, stream,
-											   look, out, stats);
+	return with_policies<K>([&](auto pol) {
+		return onesweep_sort_counted_t<decltype(pol), K>(keys, vals, n, vals_are_positions, temp,
+														  stream, look, out, stats);
+	});
 }
 
 template gpusort_status onesweep_sort_counted<uint32_t>(uint32_t *[2], uint32_t *[2], size_t,

@@ -65,16 +65,24 @@ struct onesweep_policies
 };
 
 /*
- * sm_90, measured (bench/results/radix_tune-h100.txt); the default for every
- * architecture whose blocks may have that much shared memory (up to 111 KB
- * narrow, 216 KB wide).
+ * sm_90, measured (bench/results/radix_tune-h100.txt; the 32-bit wide tile
+ * of 1024 x 20 keys in bench/results/radix_place-h100.txt: 5% faster banded
+ * 20-bit keys than 1024 x 16); the default for every architecture whose
+ * blocks may have that much shared memory (up to 111 KB narrow, 168 KB
+ * wide 32-bit, 216 KB wide 64-bit).  Devices whose blocks have less for
+ * 32-bit keys but 136 KB (an A100's 163 KB) take the mid policies: the
+ * same but the 1024 x 16 wide tile.
  */
 typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
-						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true> >
+						  onesweep_policy<1024, 20, 10, 1, false, RANK_ATOMIC_OR, false, true> >
 			onesweep_policies_u32;
+typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
+						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true> >
+			onesweep_policies_mid_u32;
 typedef onesweep_policies<onesweep_policy<256, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
 						  onesweep_policy<512, 24, 10, 1, false, RANK_ATOMIC_OR, true, true> >
 			onesweep_policies_u64;
+typedef onesweep_policies_u64 onesweep_policies_mid_u64;	/* no mid tier measured for 64-bit keys */
 
 /* Devices with less shared memory per block (under 48 KB a block here). */
 typedef onesweep_policies<onesweep_policy<256, 16, 8, 1>, onesweep_policy<256, 16, 10, 1> >

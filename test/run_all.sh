@@ -23,6 +23,9 @@ GPUSORT_COMPACT_SMEM=1 GPUSORT_FIRST_READ_COPY=1 test/kernel_test 1048576
 echo "== kernel test program as on a device of 99 KB of shared memory a block (sm_86/sm_89):"
 echo "   the radix sort's compact policies, quicksort's middle scatter steps"
 GPUSORT_BLOCK_SMEM=101376 test/kernel_test 1048576
+echo "== kernel test program as on a device of 163 KB of shared memory a block (sm_80), 32-bit"
+echo "   keys: the radix sort's mid policies (the 10-bit passes' tile of 1024 x 16 keys)"
+GPUSORT_BLOCK_SMEM=166912 test/kernel_test 1048576 0 1
 
 echo "== pg_regress (make installcheck)"
 cluster_start
