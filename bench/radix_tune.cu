@@ -535,7 +535,9 @@ run_ballots(size_t n)
  * (e58f67e), which moved the per-key shared-memory cost the shapes were
  * tuned against (`radix_tune N place`): narrow policies on uniform keys,
  * wide ones on banded 20-bit keys, both key widths; the project's policies
- * first and last.
+ * first and last (bench/results/radix_place-h100.txt; shapes whose shared
+ * memory no block may have, as 1024 x 24 wide 32-bit, are left out: their
+ * launch fails and ends the run).
  */
 template <typename K>
 static void
@@ -565,7 +567,6 @@ run_place(size_t n)
 		TRY(N, P(1024, 18, 10, 1, false, OR, false, true));
 		TRY(N, P(1024, 20, 10, 1, false, OR, false, true));
 		TRY(N, P(1024, 22, 10, 1, false, OR, false, true));
-		TRY(N, P(1024, 24, 10, 1, false, OR, false, true));
 		TRY(N, P(768, 20, 10, 1, false, OR, false, true));
 		TRY(N, P(768, 28, 10, 1, false, OR, false, true));
 		TRY(N, W);
@@ -586,7 +587,6 @@ run_place(size_t n)
 		TRY(N, P(512, 20, 10, 1, false, OR, true, true));
 		TRY(N, P(512, 16, 10, 1, false, OR, true, true));
 		TRY(N, P(512, 24, 10, 1, false, OR, false, true));
-		TRY(N, P(512, 32, 10, 1, false, OR, false, true));
 		TRY(N, W);
 	}
 	bufs_free(b);
