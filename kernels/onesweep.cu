@@ -1,7 +1,8 @@
 /*
  * onesweep.cu -- the onesweep radix sort with the project's policies
  * (radix_config.cuh) for 32- and 64-bit keys: the measured ones where the
- * device lets a block have their shared memory, the compact ones elsewhere.
+ * device lets a block have their shared memory, else the mid ones where it
+ * lets a block have theirs, the compact ones elsewhere.
  * See onesweep.cuh.
  */
 #include <algorithm>
@@ -97,7 +98,7 @@ onesweep_early_launch(void)
 /* Do the policies POL fit the device (the device of the first sort decides)? */
 template <typename POL, typename K>
 static bool
-use_measured_policies()
+policies_fit()
 {
 	static int	fits = -1;
 
@@ -121,10 +122,10 @@ with_policies(F &&f)
 	typedef typename std::conditional<sizeof(K) == 8, onesweep_policies_compact_u64,
 									  onesweep_policies_compact_u32>::type COMPACT;
 
-	if (use_measured_policies<POL, K>())
+	if (policies_fit<POL, K>())
 		return f(POL());
 	if constexpr (!std::is_same<POL, MID>::value)
-		if (use_measured_policies<MID, K>())
+		if (policies_fit<MID, K>())
 			return f(MID());
 	return f(COMPACT());
 }
