@@ -596,6 +596,25 @@ warp_digit_rank(uint32_t d, uint32_t *mw, uint32_t *packed)
 }
 
 /*
+ * After a warp_digit_rank pass: warp_count[w * BINS + dg] (warp w's keys of
+ * digit dg) becomes warp w's first place for the digit in the block's
+ * order, the digit starting at at (< 2^16).  One thread a digit.
+ */
+template <int WARPS, int BINS>
+__device__ __forceinline__ void
+warp_digit_starts(uint16_t *warp_count, int dg, uint32_t at)
+{
+#pragma unroll
+	for (int w = 0; w < WARPS; w++)
+	{
+		const uint32_t c = warp_count[w * BINS + dg];
+
+		warp_count[w * BINS + dg] = (uint16_t) at;
+		at += c;
+	}
+}
+
+/*
  * Ranks, look-back and scatter of one tile.  FULL: the tile holds TILE keys
  * (no bounds checks); otherwise valid of them.
  */
@@ -716,22 +735,11 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		for (int b = 0; b < BPT; b++)
 		{
 			const int	dg = t * BPT + b;
-			uint32_t	at = run;
 
 			bstart[b] = run;
-			/*
-			 * each warp's first place in the tile for the digit (< TILE:
-			 * 16 bits), so that a key's place takes one shared read
-			 */
+			/* each warp's first place in the tile (< TILE), so that a key's place takes one shared read */
 			if (dg < BINS)
-#pragma unroll
-				for (int w = 0; w < P::WARPS; w++)
-				{
-					const uint32_t c = sh.warp_count[w * BINS + dg];
-
-					sh.warp_count[w * BINS + dg] = (uint16_t) at;
-					at += c;
-				}
+				warp_digit_starts<P::WARPS, BINS>(sh.warp_count, dg, run);
 			run += cnt[b];
 		}
 	}

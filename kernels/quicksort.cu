@@ -1082,14 +1082,14 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
 	uint32_t	total = 0;
 
 	/* a sequence's tasks have their counts one after another, 2 kmax + 1 apart */
-	const uint32_t *c0 = counts + tasks[sq.first_task].count_base + b;
+	uint32_t   *c = counts + tasks[sq.first_task].count_base + b;
 	const uint32_t tstride = 2 * sq.kmax + 1;
 
 	if (in)
 	{
 #pragma unroll 16
 		for (uint32_t j = 0; j < sq.ntasks; j++)
-			total += c0[(size_t) j * tstride];
+			total += c[(size_t) j * tstride];
 		totals[sq.bucket_base + b] = total;
 	}
 
@@ -1100,8 +1100,6 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
 	if (in)
 	{
 		uint32_t	run = sq.start + before;
-
-		uint32_t   *c = counts + tasks[sq.first_task].count_base + b;
 
 #pragma unroll 16
 		for (uint32_t j = 0; j < sq.ntasks; j++)
@@ -1243,16 +1241,9 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 			for (int b = 0; b < BPT; b++)
 			{
 				const int	dg = t * BPT + b;
-				uint32_t	at = run;
 
-#pragma unroll
-				for (int w = 0; w < WARPS && dg < QS_SPLIT_BINS; w++)
-				{
-					const uint32_t c = wc[w * QS_SPLIT_BINS + dg];
-
-					wc[w * QS_SPLIT_BINS + dg] = (uint16_t) at;
-					at += c;
-				}
+				if (dg < QS_SPLIT_BINS)
+					warp_digit_starts<WARPS, QS_SPLIT_BINS>(wc, dg, run);
 				if (dg < nb)
 				{
 					off[dg] = base[dg] - run;
