@@ -16,6 +16,9 @@
  *                       or by all its lanes, both key widths
  *   radix_tune n ballots narrow policies ranking by ballots or by the
  *                       atomic OR, both key widths
+ *   radix_tune n look   auto's look (the first read of every 8-bit place
+ *                       with its sample) beside quicksort's range read, in
+ *                       microseconds with the host's wait, every distribution
  *   radix_tune n once [distribution]  one sort by the project's policies
  *                       and one by CUB, untimed, for a profiler
  * Every policy's output is compared with CUB's (keys and, both sorts being
@@ -83,9 +86,6 @@ bufs_free(bufs<K> &b)
 	cudaFree(b.temp);
 }
 
-/* The histogram read's unroll in the project (onesweep_kernels.cuh's default). */
-template <typename K>
-constexpr int HIST_UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32;
 
 template <typename K, typename F>
 static double time_it(bufs<K> &b, F sort);
@@ -253,7 +253,7 @@ run(size_t n)
 			unsigned long long *range;
 
 			CK(cudaMalloc(&range, sizeof(first_read_head)));
-			double		ms = time_histogram<K, HIST_UNROLL<K>>(b, plan, range,
+			double		ms = time_histogram<K, radix_hist_unroll<K>>(b, plan, range,
 															 RADIX_HIST_BLOCKS_PER_SM);
 			printf("  %-34s %8.3f ms\n", "histogram of all places", ms);
 			/* other grids and unrolls of the histogram read */
@@ -643,12 +643,66 @@ run_histogram_one_value(size_t n)
 	{
 		fill(b, dist);
 		const int	bps = RADIX_HIST_BLOCKS_PER_SM;
-		double		one_value = time_histogram<K, HIST_UNROLL<K>, true>(b, plan, range, bps);
-		double		plain = time_histogram<K, HIST_UNROLL<K>, false>(b, plan, range, bps);
+		double		one_value = time_histogram<K, radix_hist_unroll<K>, true>(b, plan, range, bps);
+		double		plain = time_histogram<K, radix_hist_unroll<K>, false>(b, plan, range, bps);
 
 		printf("  %-14s %8.3f  %8.3f\n", test_distribution_names[dist], one_value, plain);
 	}
 	cudaFree(range);
+	bufs_free(b);
+}
+
+/*
+ * Auto's look at n keys (the radix first read of every 8-bit place, with
+ * the sample for few distinct keys) beside quicksort's read for the same
+ * keys (the range and the sample, no digit counts), each with the host's
+ * wait for the summary: microseconds, median of 51 (`radix_tune N look`).
+ */
+template <typename K>
+static void
+run_look(size_t n)
+{
+	bufs<K>		b;
+	digit_plan	none;
+	const int	limit = sizeof(K) == 8 ? GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64
+		: GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32;
+	cudaEvent_t e0, e1;
+
+	none.passes = 0;
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies_u32, K>(n) * 2);
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	printf("%d-bit keys, n=%zu: us, auto's look / quicksort's range read / ratio\n",
+		   (int) sizeof(K) * 8, n);
+	for (int dist = 0; dist < DIST_COUNT; dist++)
+	{
+		std::vector<float> t[2];
+
+		fill(b, dist);
+		for (int r = 0; r < 52; r++)
+			for (int w = 0; w < 2; w++)
+			{
+				const first_read_summary *s;
+				float		ms;
+
+				CK(cudaEventRecord(e0));
+				if ((w == 0 ? onesweep_count_t<K>(b.src, n, b.temp, 0, limit)
+					 : onesweep_first_read<K>(b.src, n, none, b.temp, limit, 0)) != GPUSORT_OK ||
+					onesweep_first_read_wait(0, &s) != GPUSORT_OK)
+					exit(2);
+				CK(cudaEventRecord(e1));
+				CK(cudaEventSynchronize(e1));
+				CK(cudaEventElapsedTime(&ms, e0, e1));
+				if (r)
+					t[w].push_back(ms * 1000);
+			}
+		for (int w = 0; w < 2; w++)
+			std::sort(t[w].begin(), t[w].end());
+		printf("  %-14s %8.2f %8.2f %6.2f\n", test_distribution_names[dist], t[0][25], t[1][25],
+			   t[0][25] / t[1][25]);
+	}
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
 	bufs_free(b);
 }
 
@@ -664,6 +718,12 @@ main(int argc, char **argv)
 	{
 		run_histogram_one_value<uint32_t>(n);
 		run_histogram_one_value<uint64_t>(n);
+		return 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "look") == 0)
+	{
+		run_look<uint32_t>(n);
+		run_look<uint64_t>(n);
 		return 0;
 	}
 	if (argc > 2 && strcmp(argv[2], "sweep") == 0)

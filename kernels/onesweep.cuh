@@ -142,12 +142,20 @@ gpusort_status onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n,
 /* Can the current device launch a kernel while the one before it runs (onesweep.cu)? */
 bool		onesweep_early_launch(void);
 
-/* Blocks of a histogram read over n keys on this device. */
+/*
+ * Blocks of a histogram read over n keys on this device: enough for one
+ * round of loads a thread (radix_hist_unroll vectors), at most
+ * RADIX_HIST_BLOCKS_PER_SM a multiprocessor.  Fewer, fuller blocks at small
+ * n: each block's atomics on the first read's head and on the counts cost
+ * more than the loads they would spread (bench/results/auto_look-h100.txt).
+ */
 template <typename K>
 static gpusort_status
 onesweep_hist_blocks(size_t n, int *blocks)
 {
-	size_t		want = (n / (16 / sizeof(K)) + RADIX_HIST_THREADS - 1) / RADIX_HIST_THREADS;
+	constexpr int UNROLL = radix_hist_unroll<K>;
+	size_t		want = (n / (16 / sizeof(K)) + UNROLL * RADIX_HIST_THREADS - 1) /
+		(UNROLL * RADIX_HIST_THREADS);
 	int			dev,
 				sms;
 

@@ -152,22 +152,43 @@ histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t co
 
 /*
  * Thread t of a block of FIRST_READ_SAMPLE: sample key t of an even sample
- * of n keys into s[t] (shared, FIRST_READ_SAMPLE keys); true unless an
- * earlier sample key equals it, so that the threads returning true count
- * the sample's distinct keys (SAMPLE^2 / 2 compares).  Has a barrier.
+ * of n keys into s[t] (shared, FIRST_READ_SAMPLE keys); true for one thread
+ * of each distinct key, so that the threads returning true count the
+ * sample's distinct keys.  The lanes of a warp that hold one key agree on
+ * its lowest (match.any); that lane claims the key in a shared hash table
+ * of twice the sample's slots (open addressing), where the first claim
+ * wins.  Has a barrier.
  */
 template <typename K>
 __device__ __forceinline__ bool
 sample_key_is_first(const K *__restrict__ keys, size_t n, K *s)
 {
+	constexpr int SLOTS = 2 * FIRST_READ_SAMPLE;
+	__shared__ int slot[SLOTS];	/* the claiming thread, -1 free */
 	const int	t = threadIdx.x;
-	bool		first = true;
+	const K		key = keys[(size_t) t * n / FIRST_READ_SAMPLE];
 
-	s[t] = keys[(size_t) t * n / FIRST_READ_SAMPLE];
+	s[t] = key;
+	for (int i = t; i < SLOTS; i += FIRST_READ_SAMPLE)
+		slot[i] = -1;
 	__syncthreads();
-	for (int j = 0; j < t; j++)
-		first &= s[j] != s[t];
-	return first;
+	if (__ffs(__match_any_sync(0xffffffffu, key)) - 1 != (t & 31))
+		return false;
+
+	unsigned long long h = (unsigned long long) key;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	for (int i = (int) (h & (SLOTS - 1));; i = (i + 1) & (SLOTS - 1))
+	{
+		const int	old = atomicCAS(&slot[i], -1, t);
+
+		if (old < 0)
+			return true;
+		if (s[old] == key)
+			return false;
+	}
 }
 
 /*
@@ -231,6 +252,10 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		summary->distinct = distinct;
 	}
 }
+
+/* 16-byte vectors of K a thread of the histogram read loads at once */
+template <typename K>
+constexpr int radix_hist_unroll = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32;
 
 /* A 16-byte vector of keys as loaded. */
 template <typename K>
@@ -300,7 +325,7 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
  * runs) counts them with one add per place by its first lane: one vote
  * per round instead of an increment per key and place.
  */
-template <typename K, int UNROLL = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32,
+template <typename K, int UNROLL = radix_hist_unroll<K>,
 		  bool ONE_VALUE_WARPS = true>
 __global__ void __launch_bounds__(RADIX_HIST_THREADS)
 histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
