@@ -3,7 +3,9 @@
  * Batcher: in shared memory for one block's worth of pairs (the leaves of
  * GPU-Quicksort and the whole sort of small inputs), and as a network in
  * global memory for inputs larger than a block (strides of a block or more
- * one kernel each, the smaller strides of a stage in shared memory).
+ * over the whole array, the smaller strides of a stage in shared memory:
+ * all in one cooperative launch with grid-wide barriers where a block per
+ * chunk can be resident at once, else a kernel per global stride).
  *
  * Pairs compare by key, then by payload, so the order is total and the
  * result is the stable one when payloads are row positions; padding pairs
@@ -139,8 +141,9 @@ bitonic_block_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
  * payload i is i), the result in keys[1]/vals[1].  temp: bitonic_temp_bytes.
  * Pairs already in order skip the network: in one block, ascending or
  * strictly descending ones; beyond a block, ascending ones (the copy into
- * the padded buffers notes any pair out of order, and the network's
- * kernels return at once without one).
+ * the padded buffers notes any pair out of order; without one the single
+ * launch copies the pairs out after its first barrier, and the
+ * kernel-per-stride network's kernels return at once).
  * Defined in bitonic_sort.cu for uint32_t and uint64_t keys.
  */
 size_t		bitonic_temp_bytes(size_t n, int key_bytes);

@@ -1,10 +1,19 @@
 /*
  * bitonic_sort.cu -- the bitonic sort as a sort of its own (bitonic.cuh):
  * one block in shared memory when the input fits, else the whole network
- * over the input padded to a power of two.
+ * over the input padded to a power of two -- in one cooperative launch
+ * where a block per chunk of the padded input can all be resident at once,
+ * else a kernel per global stride.
  */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cooperative_groups.h>
+
 #include "bitonic.cuh"
 #include "cuda_check.cuh"
+
+namespace cg = cooperative_groups;
 
 template <typename K>
 __global__ void __launch_bounds__(BITONIC_THREADS)
@@ -100,6 +109,113 @@ bitonic_global_kernel(K *k, uint32_t *v, size_t size_total, size_t size, size_t 
 	}
 }
 
+/*
+ * The whole network over the padded input in one launch, a block per chunk
+ * of BITONIC_BLOCK_PAIRS (all resident: a cooperative launch), grid-wide
+ * barriers where the kernel-per-stride path has kernel boundaries: the
+ * chunk's pairs into shared memory, padded after n, noting in flag any
+ * pair out of order; pairs all ascending are copied out after the first
+ * barrier (one read, one write); else the chunks' first stages in shared
+ * memory, then per stage its strides of a chunk or more over the whole
+ * array (k, v) and its smaller strides in shared memory.  The first
+ * block clears flag at the end, every block having read it.
+ */
+template <typename K>
+__global__ void __launch_bounds__(BITONIC_THREADS)
+bitonic_grid_kernel(const K *kin, const uint32_t *vin, K *k, uint32_t *v, K *kout,
+					uint32_t *vout, uint32_t n, uint32_t size, bitonic_order_flag *flag)
+{
+	__shared__ K sk[BITONIC_BLOCK_PAIRS];
+	__shared__ uint32_t sv[BITONIC_BLOCK_PAIRS];
+	cg::grid_group grid = cg::this_grid();
+	const uint32_t base = blockIdx.x * BITONIC_BLOCK_PAIRS;
+	bool		unsorted = false;
+
+	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
+	{
+		const uint32_t g = base + i;
+
+		sk[i] = g < n ? kin[g] : ~(K) 0;
+		sv[i] = g < n ? (vin ? vin[g] : g) : BITONIC_PAD_VAL;
+		if (g + 1 < n)
+			unsorted |= pair_greater(sk[i], sv[i], kin[g + 1], vin ? vin[g + 1] : g + 1);
+	}
+	if (__syncthreads_or(unsorted) && threadIdx.x == 0)
+		flag->unsorted = 1;
+	grid.sync();
+	if (*(volatile unsigned int *) &flag->unsorted)
+	{
+		bitonic_smem(sk, sv, BITONIC_BLOCK_PAIRS, base, 2, BITONIC_BLOCK_PAIRS, 0);
+		for (uint32_t stage = 2 * BITONIC_BLOCK_PAIRS; stage <= size; stage <<= 1)
+		{
+			for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
+			{
+				k[base + i] = sk[i];
+				v[base + i] = sv[i];
+			}
+			grid.sync();
+			for (uint32_t stride = stage >> 1; stride >= BITONIC_BLOCK_PAIRS; stride >>= 1)
+			{
+				/* this block's share of the stride's pairs */
+				for (uint32_t p = base / 2 + threadIdx.x; p < (base + BITONIC_BLOCK_PAIRS) / 2;
+					 p += blockDim.x)
+				{
+					const uint32_t lo = 2 * p - (p & (stride - 1));
+
+					bitonic_cx(k, v, lo, lo + stride, (lo & stage) == 0);
+				}
+				grid.sync();
+			}
+			for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
+			{
+				sk[i] = k[base + i];
+				sv[i] = v[base + i];
+			}
+			__syncthreads();
+			bitonic_smem(sk, sv, BITONIC_BLOCK_PAIRS, base, stage, stage, BITONIC_BLOCK_PAIRS / 2);
+		}
+		if (blockIdx.x == 0 && threadIdx.x == 0)
+			flag->unsorted = 0;	/* for the next sort: read by every block before a barrier since */
+	}
+	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS && base + i < n; i += blockDim.x)
+	{
+		kout[base + i] = sk[i];
+		vout[base + i] = sv[i];
+	}
+}
+
+/*
+ * Blocks of bitonic_grid_kernel<K> the device keeps resident at once (0:
+ * no cooperative launch, or GPUSORT_BITONIC_STRIDE_KERNELS=1 in the
+ * environment, which the tests set to run the kernel-per-stride path at
+ * small sizes); the current device of the first call decides.
+ */
+template <typename K>
+static int
+bitonic_grid_blocks(void)
+{
+	static int	blocks = -1;
+
+	if (blocks < 0)
+	{
+		const char *off = getenv("GPUSORT_BITONIC_STRIDE_KERNELS");
+		int			dev,
+					coop = 0,
+					sms = 0,
+					per_sm = 0;
+		bool		ok = cudaGetDevice(&dev) == cudaSuccess &&
+			cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) == cudaSuccess &&
+			cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+			cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bitonic_grid_kernel<K>,
+														  BITONIC_THREADS, 0) == cudaSuccess;
+
+		if (!ok)
+			(void) cudaGetLastError();	/* not an error of the sort: the other path */
+		blocks = ok && coop && !(off && strcmp(off, "1") == 0) ? per_sm * sms : 0;
+	}
+	return blocks;
+}
+
 template <typename K>
 __global__ void
 bitonic_unpad_kernel(const K *k, const uint32_t *v, K *kout, uint32_t *vout, size_t n,
@@ -156,6 +272,20 @@ bitonic_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void
 	unsigned	grid = (unsigned) (size / 2 / 256 < 65535 ? size / 2 / 256 : 65535);
 	unsigned	chunks = (unsigned) (size / BITONIC_BLOCK_PAIRS);
 
+	if (chunks <= (unsigned) bitonic_grid_blocks<K>())
+	{
+		/* one launch, a block a chunk, all resident */
+		K		   *kin = keys[0],
+				   *kout = keys[1];
+		uint32_t   *vout = vals[1],
+					n32 = (uint32_t) n,
+					size32 = (uint32_t) size;
+		void	   *args[] = {&kin, &vin, &k, &v, &kout, &vout, &n32, &size32, &flag};
+
+		CUDA_TRY(cudaLaunchCooperativeKernel((const void *) bitonic_grid_kernel<K>, chunks,
+											 BITONIC_THREADS, args, 0, stream));
+		return GPUSORT_OK;
+	}
 	bitonic_pad_kernel<K><<<grid, 256, 0, stream>>>(keys[0], vin, k, v, n, size, flag);
 	CUDA_TRY_LAUNCH("bitonic_pad_kernel");
 	bitonic_chunk_kernel<K><<<chunks, BITONIC_THREADS, 0, stream>>>(k, v, 2, BITONIC_BLOCK_PAIRS, 0,

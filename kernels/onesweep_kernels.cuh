@@ -380,11 +380,16 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		histogram_count_vectors<K, UNROLL, ONE_VALUE_WARPS>(sh, u, kmin, plan, &lo, &hi);
 	}
 	/*
-	 * The rest a vector at a time.  Where that is all of the input (at most
-	 * a vector a thread) and keys are 64-bit (eight places a key), with the
-	 * one-value vote per vector; elsewhere it costs more than it saves.
+	 * The rest a vector at a time, with the one-value vote per vector where
+	 * the input is small: 64-bit keys (eight places a key) of at most a
+	 * vector a thread, 32-bit keys of at most one round of UNROLL (a grid
+	 * sized for one round leaves up to half the input to this loop; one
+	 * value at 4M keys 1.12-1.16 -> 1.06-1.11 of quicksort's time, the
+	 * rest level, bench/results/auto_look-h100.txt); on large inputs it
+	 * costs more than it saves.
 	 */
-	const bool	vote = ONE_VALUE_WARPS && sizeof(K) == 8 && nvec <= stride;
+	const bool	vote = ONE_VALUE_WARPS &&
+		(sizeof(K) == 8 ? nvec <= stride : nvec <= (size_t) UNROLL * stride);
 
 	for (; v < nvec; v += stride)
 	{

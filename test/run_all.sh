@@ -18,8 +18,9 @@ make -s test/kernel_test PG_CONFIG="$PG_CONFIG"
 test/kernel_test "${KERNEL_TEST_MAX_N:-16777216}"
 echo "== kernel test program, the compact kernels of devices with less shared memory (the radix"
 echo "   sort's compact policies, quicksort's short scatter steps and smaller leaf networks)"
-echo "   and the first read's summary copied, not written to mapped host memory"
-GPUSORT_COMPACT_SMEM=1 GPUSORT_FIRST_READ_COPY=1 test/kernel_test 1048576
+echo "   and the first read's summary copied, not written to mapped host memory, and the"
+echo "   bitonic network a kernel per stride (as where its blocks cannot all be resident)"
+GPUSORT_COMPACT_SMEM=1 GPUSORT_FIRST_READ_COPY=1 GPUSORT_BITONIC_STRIDE_KERNELS=1 test/kernel_test 1048576
 echo "== kernel test program as on a device of 99 KB of shared memory a block (sm_86/sm_89):"
 echo "   the radix sort's compact policies, quicksort's middle scatter steps"
 GPUSORT_BLOCK_SMEM=101376 test/kernel_test 1048576
