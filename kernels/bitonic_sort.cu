@@ -281,10 +281,15 @@ bitonic_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void
 					n32 = (uint32_t) n,
 					size32 = (uint32_t) size;
 		void	   *args[] = {&kin, &vin, &k, &v, &kout, &vout, &n32, &size32, &flag};
+		cudaError_t err = cudaLaunchCooperativeKernel((const void *) bitonic_grid_kernel<K>,
+													  chunks, BITONIC_THREADS, args, 0, stream);
 
-		CUDA_TRY(cudaLaunchCooperativeKernel((const void *) bitonic_grid_kernel<K>, chunks,
-											 BITONIC_THREADS, args, 0, stream));
-		return GPUSORT_OK;
+		if (err == cudaSuccess)
+			return GPUSORT_OK;
+		if (err != cudaErrorCooperativeLaunchTooLarge)
+			return gpusort_from_cuda(err, "cudaLaunchCooperativeKernel(bitonic_grid_kernel)");
+		/* fewer multiprocessors to this process than measured (MPS): a kernel a stride */
+		(void) cudaGetLastError();
 	}
 	bitonic_pad_kernel<K><<<grid, 256, 0, stream>>>(keys[0], vin, k, v, n, size, flag);
 	CUDA_TRY_LAUNCH("bitonic_pad_kernel");
