@@ -104,9 +104,14 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
  * than the sample's round trip).  64-bit keys whose even sample is in
  * order (either way), GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 ..
  * _MAX_N_64 of them, go to quicksort as well: there its split rounds
- * write long runs and beat the radix sort's eight passes.
+ * write long runs and beat the radix sort's eight passes.  Up to
+ * GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys that the look sends to
+ * radix with a plan of at least GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES
+ * passes take the bitonic network instead (one launch there).
  */
 #define GPUSORT_AUTO_BITONIC_MAX_N				16384
+#define GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64	131072
+#define GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES	5
 #define GPUSORT_AUTO_SAMPLE						256
 #define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32	16
 #define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64	32

@@ -257,6 +257,67 @@ onesweep_first_read_wait(cudaStream_t stream, const first_read_summary **summary
 }
 
 /*
+ * The digit plan of a radix sort whose first read found *look, into *plan:
+ * the varying 8-bit places (a place where every key has one digit is
+ * skipped), or fewer, wider digits of key - min where the cost model finds
+ * that cheaper (force_plan < 0), or that many passes (force_plan > 0; 0:
+ * the 8-bit places).  True for a plan over key - min, whose digit counts
+ * the first read did not take.
+ */
+template <typename K>
+static inline bool
+onesweep_plan_from_look(const first_read_summary *look, int force_plan, digit_plan *plan)
+{
+	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
+	const unsigned long long *range = look->range;
+	const int	rbits = onesweep_bit_length((unsigned long long) ((K) range[1] - (K) range[0]));
+	int			varying = 0,
+				best_passes = 0;
+	double		best = 0;
+
+	for (int p = 0; p < PLACES; p++)
+		if (look->used[p] > 1)
+			plan->shift[varying] = p * RADIX_NARROW_BITS,
+				plan->bits[varying] = RADIX_NARROW_BITS,
+				varying++;
+	plan->passes = varying;
+	best = varying;
+	if (force_plan < 0)
+	{
+		for (int np = (rbits + RADIX_WIDE_BITS - 1) / RADIX_WIDE_BITS; np > 0 && np < varying; np++)
+		{
+			int			bits = (rbits + np - 1) / np;
+			double		cost = np * (bits > RADIX_NARROW_BITS ? RADIX_COST_WIDE_PASS : 1.0) +
+				RADIX_COST_EXTRA_HIST;
+
+			if (cost < best)
+			{
+				best = cost;
+				best_passes = np;
+			}
+		}
+	}
+	else if (force_plan > 0 && rbits > 0)
+	{
+		best_passes = force_plan;
+		if ((rbits + best_passes - 1) / best_passes > RADIX_WIDE_BITS)
+			best_passes = (rbits + RADIX_WIDE_BITS - 1) / RADIX_WIDE_BITS;
+	}
+	if (best_passes == 0)
+		return false;
+
+	const int	bits = (rbits + best_passes - 1) / best_passes;
+
+	plan->passes = best_passes;
+	for (int p = 0; p < best_passes; p++)
+	{
+		plan->shift[p] = p * bits;
+		plan->bits[p] = p * bits + bits <= rbits ? bits : rbits - p * bits;
+	}
+	return true;
+}
+
+/*
  * Sort n >= 2 pairs whose first read (onesweep_count_t, into this temp) the
  * host already holds in *look; otherwise as onesweep_sort_pairs.
  */
@@ -267,7 +328,6 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 						int *out, onesweep_stats *stats,
 						int force_plan = -1)	/* -1 cheapest, 0 8-bit places, else passes from min */
 {
-	constexpr int PLACES = (int) sizeof(K) * 8 / RADIX_NARROW_BITS;
 	unsigned char *temp = (unsigned char *) temp_v;
 	uint32_t   *d_hist = onesweep_temp_hist(temp_v);
 	const unsigned long long *range = look->range;
@@ -279,43 +339,10 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 
 	/* 2. the plan: varying 8-bit places, or fewer wider digits over max - min */
 	{
-		int			varying = 0,
-					rbits = onesweep_bit_length((unsigned long long) ((K) range[1] - (K) range[0]));
-		int			best_passes = 0;
-		double		best = 0;
+		const bool	from_min = onesweep_plan_from_look<K>(look, force_plan, &plan);
 
-		for (int p = 0; p < PLACES; p++)
-			if (look->used[p] > 1)	/* a place where every key has one digit is skipped */
-				plan.shift[varying] = p * RADIX_NARROW_BITS,
-					plan.bits[varying] = RADIX_NARROW_BITS,
-					varying++;
-		plan.passes = varying;
-		best = varying;
-		if (force_plan < 0)
+		if (from_min)
 		{
-			for (int np = (rbits + RADIX_WIDE_BITS - 1) / RADIX_WIDE_BITS;
-				 np > 0 && np < varying; np++)
-			{
-				int			bits = (rbits + np - 1) / np;
-				double		cost = np * (bits > RADIX_NARROW_BITS ? RADIX_COST_WIDE_PASS : 1.0) +
-					RADIX_COST_EXTRA_HIST;
-
-				if (cost < best)
-				{
-					best = cost;
-					best_passes = np;
-				}
-			}
-		}
-		else if (force_plan > 0 && rbits > 0)
-		{
-			best_passes = force_plan;
-			if ((rbits + best_passes - 1) / best_passes > RADIX_WIDE_BITS)
-				best_passes = (rbits + RADIX_WIDE_BITS - 1) / RADIX_WIDE_BITS;
-		}
-		if (best_passes > 0)
-		{
-			int			bits = (rbits + best_passes - 1) / best_passes;
 			int			hist_blocks = 1;
 			gpusort_status hst;
 
@@ -324,13 +351,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 
 			kmin = (K) range[0];
 			stats->from_min = true;
-			plan.passes = best_passes;
-			for (int p = 0; p < best_passes; p++)
-			{
-				plan.shift[p] = p * bits;
-				plan.bits[p] = p * bits + bits <= rbits ? bits : rbits - p * bits;
-			}
-			CUDA_TRY(cudaMemsetAsync(d_hist, 0, best_passes * RADIX_HIST_STRIDE * sizeof(uint32_t),
+			CUDA_TRY(cudaMemsetAsync(d_hist, 0, plan.passes * RADIX_HIST_STRIDE * sizeof(uint32_t),
 									 stream));
 			histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
 				keys[0], n, kmin, plan, d_hist, NULL);

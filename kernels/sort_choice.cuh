@@ -11,7 +11,10 @@
  * few values does the read's summary kernel also count the distinct keys of a
  * sample of FIRST_READ_SAMPLE, which tells few distinct keys (quicksort,
  * which takes its key range from the read) from many combinations of few
- * digits (radix).
+ * digits (radix).  Up to GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys
+ * that radix would sort in at least GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES
+ * passes (onesweep_plan_from_look, the plan the radix sort would take)
+ * take the bitonic network instead.
  */
 #ifndef GPUSORT_SORT_CHOICE_CUH
 #define GPUSORT_SORT_CHOICE_CUH
@@ -150,6 +153,26 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		*chosen = GPUSORT_ALGO_QUICKSORT;
 		snprintf(why, len, "few distinct keys (%d in a sample of %d)", s->distinct,
 				 FIRST_READ_SAMPLE);
+	}
+
+	/*
+	 * Up to a few hundred thousand 64-bit keys that radix would sort in many
+	 * passes: the bitonic network, one launch over the whole input where
+	 * its blocks can all be resident, is faster (2^16 keys: 0.09 ms against
+	 * 0.14 ms for eight passes); banded keys' short plans stay with radix.
+	 */
+	if (*chosen == GPUSORT_ALGO_RADIX && wide && s->range[0] != s->range[1] &&
+		n <= GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64)
+	{
+		digit_plan	plan;
+
+		(void) onesweep_plan_from_look<K>(s, -1, &plan);
+		if (plan.passes >= GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES)
+		{
+			*chosen = GPUSORT_ALGO_BITONIC;
+			snprintf(why, len, "%zu 64-bit keys that radix would sort in %d passes", n,
+					 plan.passes);
+		}
 	}
 	return GPUSORT_OK;
 }
