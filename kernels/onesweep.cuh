@@ -337,7 +337,10 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	memset(stats, 0, sizeof(*stats));
 	*out = 0;
 
-	/* 2. the plan: varying 8-bit places, or fewer wider digits over max - min */
+	/* 2. the plan: none for keys in order already; else the varying 8-bit places, or fewer wider digits over max - min */
+	if (look->sorted)
+		plan.passes = 0;
+	else
 	{
 		const bool	from_min = onesweep_plan_from_look<K>(look, force_plan, &plan);
 
@@ -371,7 +374,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 
 	if (plan.passes == 0)
 	{
-		/* every key equal: already in order */
+		/* every key equal, or in order: already in order (stable: equal keys keep their places) */
 		if (positions)
 		{
 			onesweep_iota_kernel<<<(unsigned) ((n + 1023) / 1024 < 65535 ? (n + 1023) / 1024 : 65535),

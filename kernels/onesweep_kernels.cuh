@@ -82,6 +82,7 @@ struct first_read_summary
 	int			used[RADIX_MAX_PASSES];
 	int			distinct;
 	int			order;
+	int			sorted;			/* every key <= the next (a first read's exact check) */
 };
 
 /*
@@ -94,7 +95,8 @@ struct first_read_head
 	unsigned long long range[2];	/* the minimum's complement, the maximum */
 	unsigned int started;		/* blocks begun: the first zeroes the counts */
 	unsigned int zeroed;		/* set once it has */
-	unsigned int pad[2];
+	unsigned int descents;		/* nonzero once a key > the next was seen */
+	unsigned int pad;
 };
 
 /* A warp's range of keys: the lanes' lo/hi reduced across the warp (to every lane). */
@@ -250,6 +252,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		for (int p = 0; p < RADIX_MAX_PASSES; p++)
 			summary->used[p] = p < plan.passes ? used[p] : 0;
 		summary->distinct = distinct;
+		summary->sorted = head->descents == 0;
 	}
 }
 
@@ -264,6 +267,27 @@ union vec_keys
 	uint4		vec;
 	K			k[16 / sizeof(K)];
 };
+
+/*
+ * Does a key of vector v (loaded in u) exceed the key after it -- the next
+ * in the vector, or for the last, the first key of vector v + 1 (or of the
+ * keys after the last vector) where there is one?
+ */
+template <typename K>
+__device__ __forceinline__ bool
+vector_descends(const vec_keys<K> &u, const K *__restrict__ keys, size_t v, size_t n)
+{
+	constexpr int PER_VEC = 16 / sizeof(K);
+	const size_t next = (v + 1) * PER_VEC;
+	bool		d = false;
+
+#pragma unroll
+	for (int j = 0; j + 1 < PER_VEC; j++)
+		d |= u.k[j] > u.k[j + 1];
+	if (next < n)
+		d |= u.k[PER_VEC - 1] > __ldg(keys + next);
+	return d;
+}
 
 /*
  * Count N vectors of keys a thread loaded into sh and its range.  With
@@ -316,7 +340,10 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
  * for that before they add their counts, which is safe because that block
  * is running -- and also finds the minimum and maximum key (the minimum's
  * complement into range[0], so that the head's one memset presets both);
- * first_read_summary_kernel then sums it up for the host.
+ * first_read_summary_kernel then sums it up for the host.  A first read
+ * also compares every key with the next (each vector's keys, and its last
+ * key with the next vector's first) and notes any descent in the head, so
+ * that keys already in order are known exactly.
  *
  * A key adds the constant 1 to each place's counter, which the compiler
  * makes the warp-aggregated shared increment.  With ONE_VALUE_WARPS, a
@@ -369,6 +396,8 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 			atomicExch(&head->zeroed, 1u);
 	}
 
+	bool		descends = false;	/* a first read's: a key > the next seen */
+
 	/* UNROLL vectors of keys in flight per thread, then their counts */
 	for (; v + (UNROLL - 1) * stride < nvec; v += UNROLL * stride)
 	{
@@ -377,6 +406,10 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 #pragma unroll
 		for (int r = 0; r < UNROLL; r++)
 			u[r].vec = __ldg(vecs + v + r * stride);
+		if (head)
+#pragma unroll
+			for (int r = 0; r < UNROLL; r++)
+				descends |= vector_descends(u[r], keys, v + r * stride, n);
 		histogram_count_vectors<K, UNROLL, ONE_VALUE_WARPS>(sh, u, kmin, plan, &lo, &hi);
 	}
 	/*
@@ -396,6 +429,8 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		vec_keys<K>	u;
 
 		u.vec = __ldg(vecs + v);
+		if (head)
+			descends |= vector_descends(u, keys, v, n);
 		if (vote)
 			histogram_count_vectors<K, 1, true>(sh, &u, kmin, plan, &lo, &hi);
 		else
@@ -407,11 +442,15 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 
 		lo = min(lo, k);
 		hi = max(hi, k);
+		if (head && i + 1 < n)
+			descends |= k > keys[i + 1];
 		histogram_count(sh, k, kmin, plan, 1u);
 	}
 
 	if (head)
 	{
+		if (__any_sync(0xffffffffu, descends) && (threadIdx.x & 31) == 0)
+			atomicOr(&head->descents, 1u);
 		/* range[0] holds the complement of the minimum, so that zero presets both */
 		warp_reduce_range(&lo, &hi);
 		if ((threadIdx.x & 31) == 0)

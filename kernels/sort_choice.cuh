@@ -104,6 +104,8 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 	 */
 	static_assert(GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64,
 				  "the ordered-keys rule reads the sample taken first");
+	bool		ascending_sample = false;	/* the 64-bit ordered rule's, below */
+
 	if (wide && n >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64)
 	{
 		int			distinct,
@@ -118,8 +120,15 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 					 distinct, FIRST_READ_SAMPLE);
 			return GPUSORT_OK;
 		}
-		if (order != 0 && n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
+		/*
+		 * an ascending sample: the first read first, which tells keys in
+		 * order (nothing to move) from keys that only look it
+		 */
+		if (order > 0 && n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
 			n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64)
+			ascending_sample = true;
+		else if (order < 0 && n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
+				 n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64)
 		{
 			*chosen = GPUSORT_ALGO_QUICKSORT;
 			snprintf(why, len, "64-bit keys in %s order (an even sample of %d, looked at first)",
@@ -142,6 +151,18 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		most = s->used[p] > most ? s->used[p] : most;
 	if (s->range[0] == s->range[1])
 		snprintf(why, len, "all keys equal (the first read shows it)");
+	else if (s->sorted)
+	{
+		snprintf(why, len, "keys already in order (the first read shows it)");
+		return GPUSORT_OK;
+	}
+	else if (ascending_sample)
+	{
+		*chosen = GPUSORT_ALGO_QUICKSORT;
+		snprintf(why, len, "64-bit keys in ascending order (an even sample of %d, looked at first)",
+				 FIRST_READ_SAMPLE);
+		return GPUSORT_OK;
+	}
 	else if (most > limit)
 		/* at least that many distinct keys: no sample needed */
 		snprintf(why, len, "%d distinct digits in one byte of the keys", most);

@@ -402,8 +402,9 @@ run_permute_case(size_t n, size_t m, uint64_t *rng)
 
 /*
  * auto on n 64-bit keys (two words) whose leading word ascends (order 1),
- * descends (-1) or is random (0): quicksort where an even sample is in
- * order and n is in the window where it measured faster, else radix; and
+ * descends (-1) or is random (0): quicksort where an even sample descends
+ * and n is in the window where it measured faster, else radix (ascending
+ * keys: the first read finds them in order, so nothing moves); and
  * the sort checked (the leading words are distinct where in order, so the
  * permutation is known; random keys: in order, every row once).
  */
@@ -438,7 +439,8 @@ run_ordered_choice_case(size_t n, int order, uint64_t *rng)
 	check_status(st, "ordered choice sort");
 	if (st == GPUSORT_OK)
 	{
-		const gpusort_algorithm want = order != 0 && window ? GPUSORT_ALGO_QUICKSORT
+		/* ascending keys: the first read finds them in order, nothing moves (radix) */
+		const gpusort_algorithm want = order < 0 && window ? GPUSORT_ALGO_QUICKSORT
 			: GPUSORT_ALGO_RADIX;
 		uint64_t   *seen = test_seen_bits(n);
 		size_t		bad = n;
