@@ -104,7 +104,9 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
  * than the sample's round trip).  64-bit keys whose even sample is in
  * order (either way), GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 ..
  * _MAX_N_64 of them, go to quicksort as well: there its split rounds
- * write long runs and beat the radix sort's eight passes.  Up to
+ * write long runs and beat the radix sort's eight passes -- unless the
+ * first read (taken after an ascending sample) finds every key <= the
+ * next, which no sort needs to move (radix takes no pass).  Up to
  * GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys that the look sends to
  * radix with a plan of at least GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES
  * passes take the bitonic network instead (one launch there).

@@ -99,8 +99,9 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 	 * Many 64-bit keys: the sample first (one small kernel and a round
 	 * trip), since their radix first read costs more than quicksort's range
 	 * read by more than that -- few distinct keys go to quicksort without
-	 * it, and so do keys whose sample is in order, where n is in the window
-	 * that quicksort measured faster on such keys.
+	 * it, and so do keys whose sample descends, where n is in the window
+	 * that quicksort measured faster on such keys; an ascending sample
+	 * there waits for the first read, which finds keys truly in order.
 	 */
 	static_assert(GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64,
 				  "the ordered-keys rule reads the sample taken first");
