@@ -39,6 +39,42 @@ struct bitonic_order_flag
 };
 
 /*
+ * Pair i of the padded input into (*key, *val): (kin, vin)'s pair i below
+ * n (vin NULL: payload i), a padding pair from n on; true where pair i is
+ * greater than pair i + 1, both below n.
+ */
+template <typename K, typename I>
+__device__ __forceinline__ bool
+bitonic_padded_pair(const K *kin, const uint32_t *vin, I n, I i, K *key, uint32_t *val)
+{
+	*key = i < n ? kin[i] : ~(K) 0;
+	*val = i < n ? (vin ? vin[i] : (uint32_t) i) : BITONIC_PAD_VAL;
+	return i + 1 < n && pair_greater(*key, *val, kin[i + 1], vin ? vin[i + 1] : (uint32_t) (i + 1));
+}
+
+/* Copy chunk base's BITONIC_BLOCK_PAIRS pairs from (ks, vs) to (kd, vd) (one block). */
+template <typename K, typename I>
+__device__ __forceinline__ void
+bitonic_chunk_copy(K *kd, uint32_t *vd, I dbase, const K *ks, const uint32_t *vs, I sbase)
+{
+	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
+	{
+		kd[dbase + i] = ks[sbase + i];
+		vd[dbase + i] = vs[sbase + i];
+	}
+}
+
+/* Compare-exchange p of a global stride (a chunk or more) of stage `size`. */
+template <typename K, typename I>
+__device__ __forceinline__ void
+bitonic_stride_cx(K *k, uint32_t *v, I p, I size, I stride)
+{
+	const I		lo = 2 * p - (p & (stride - 1));
+
+	bitonic_cx(k, v, lo, lo + stride, (lo & size) == 0);
+}
+
+/*
  * pad: copy n pairs into the power-of-two buffers, padding pairs after
  * them, and note in flag whether any pair is out of order.
  */
@@ -52,13 +88,12 @@ bitonic_pad_kernel(const K *kin, const uint32_t *vin, K *k, uint32_t *v, size_t 
 	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < size;
 		 i += (size_t) gridDim.x * blockDim.x)
 	{
-		K			key = i < n ? kin[i] : ~(K) 0;
-		uint32_t	val = i < n ? (vin ? vin[i] : (uint32_t) i) : BITONIC_PAD_VAL;
+		K			key;
+		uint32_t	val;
 
+		unsorted |= bitonic_padded_pair(kin, vin, n, i, &key, &val);
 		k[i] = key;
 		v[i] = val;
-		if (i + 1 < n)
-			unsorted |= pair_greater(key, val, kin[i + 1], vin ? vin[i + 1] : (uint32_t) (i + 1));
 	}
 	/* one store a warp that saw any (blocks of whole warps, none returned early) */
 	if (__ballot_sync(0xffffffffu, unsorted) && (threadIdx.x & 31) == 0)
@@ -78,18 +113,10 @@ bitonic_chunk_kernel(K *k, uint32_t *v, uint32_t size_from, uint32_t size_to,
 	if (!*(volatile const unsigned int *) &flag->unsorted)
 		return;					/* every pair in order already */
 
-	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
-	{
-		sk[i] = k[base + i];
-		sv[i] = v[base + i];
-	}
+	bitonic_chunk_copy(sk, sv, (size_t) 0, k, v, base);
 	__syncthreads();
 	bitonic_smem(sk, sv, BITONIC_BLOCK_PAIRS, base, size_from, size_to, first_stride);
-	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
-	{
-		k[base + i] = sk[i];
-		v[base + i] = sv[i];
-	}
+	bitonic_chunk_copy(k, v, base, sk, sv, (size_t) 0);
 }
 
 /* One stride (>= a chunk) of stage `size` over the whole array. */
@@ -102,11 +129,7 @@ bitonic_global_kernel(K *k, uint32_t *v, size_t size_total, size_t size, size_t 
 		return;					/* every pair in order already */
 	for (size_t p = blockIdx.x * (size_t) blockDim.x + threadIdx.x; p < size_total / 2;
 		 p += (size_t) gridDim.x * blockDim.x)
-	{
-		size_t		lo = 2 * p - (p & (stride - 1));
-
-		bitonic_cx(k, v, lo, lo + stride, (lo & size) == 0);
-	}
+		bitonic_stride_cx(k, v, p, size, stride);
 }
 
 /*
@@ -132,14 +155,7 @@ bitonic_grid_kernel(const K *kin, const uint32_t *vin, K *k, uint32_t *v, K *kou
 	bool		unsorted = false;
 
 	for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
-	{
-		const uint32_t g = base + i;
-
-		sk[i] = g < n ? kin[g] : ~(K) 0;
-		sv[i] = g < n ? (vin ? vin[g] : g) : BITONIC_PAD_VAL;
-		if (g + 1 < n)
-			unsorted |= pair_greater(sk[i], sv[i], kin[g + 1], vin ? vin[g + 1] : g + 1);
-	}
+		unsorted |= bitonic_padded_pair(kin, vin, n, base + i, &sk[i], &sv[i]);
 	if (__syncthreads_or(unsorted) && threadIdx.x == 0)
 		flag->unsorted = 1;
 	grid.sync();
@@ -148,29 +164,17 @@ bitonic_grid_kernel(const K *kin, const uint32_t *vin, K *k, uint32_t *v, K *kou
 		bitonic_smem(sk, sv, BITONIC_BLOCK_PAIRS, base, 2, BITONIC_BLOCK_PAIRS, 0);
 		for (uint32_t stage = 2 * BITONIC_BLOCK_PAIRS; stage <= size; stage <<= 1)
 		{
-			for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
-			{
-				k[base + i] = sk[i];
-				v[base + i] = sv[i];
-			}
+			bitonic_chunk_copy(k, v, base, sk, sv, 0u);
 			grid.sync();
 			for (uint32_t stride = stage >> 1; stride >= BITONIC_BLOCK_PAIRS; stride >>= 1)
 			{
 				/* this block's share of the stride's pairs */
 				for (uint32_t p = base / 2 + threadIdx.x; p < (base + BITONIC_BLOCK_PAIRS) / 2;
 					 p += blockDim.x)
-				{
-					const uint32_t lo = 2 * p - (p & (stride - 1));
-
-					bitonic_cx(k, v, lo, lo + stride, (lo & stage) == 0);
-				}
+					bitonic_stride_cx(k, v, p, stage, stride);
 				grid.sync();
 			}
-			for (uint32_t i = threadIdx.x; i < BITONIC_BLOCK_PAIRS; i += blockDim.x)
-			{
-				sk[i] = k[base + i];
-				sv[i] = v[base + i];
-			}
+			bitonic_chunk_copy(sk, sv, 0u, k, v, base);
 			__syncthreads();
 			bitonic_smem(sk, sv, BITONIC_BLOCK_PAIRS, base, stage, stage, BITONIC_BLOCK_PAIRS / 2);
 		}

@@ -125,15 +125,16 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		 * an ascending sample: the first read first, which tells keys in
 		 * order (nothing to move) from keys that only look it
 		 */
-		if (order > 0 && n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
-			n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64)
+		const bool	ordered_window = n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
+			n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64;
+
+		if (order > 0 && ordered_window)
 			ascending_sample = true;
-		else if (order < 0 && n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
-				 n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64)
+		else if (order < 0 && ordered_window)
 		{
 			*chosen = GPUSORT_ALGO_QUICKSORT;
-			snprintf(why, len, "64-bit keys in %s order (an even sample of %d, looked at first)",
-					 order > 0 ? "ascending" : "descending", FIRST_READ_SAMPLE);
+			snprintf(why, len, "64-bit keys in descending order (an even sample of %d, looked at first)",
+					 FIRST_READ_SAMPLE);
 			return GPUSORT_OK;
 		}
 	}
