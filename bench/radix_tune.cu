@@ -4,8 +4,8 @@
  * keys for the 8-bit policies and banded 20-bit keys for the 10-bit ones,
  * median of 7 runs each, with CUB in the same run.
  *   radix_tune [n]
- *   radix_tune n hist   the histogram read with and without the one-value
- *                       warp count, on every distribution
+ *   radix_tune n hist   the histogram read with the one-value vote every
+ *                       round, never and adaptive, on every distribution
  *   radix_tune n sweep  more tile shapes for 32-bit keys
  *   radix_tune n blocks narrow policies with 2 to 4 blocks per SM
  *   radix_tune n early  counts before the ranking or after it
@@ -96,14 +96,14 @@ static int	failures = 0;		/* policies whose output differed from CUB's */
  * The histogram read of every 8-bit place with UNROLL loads a thread,
  * blocks_per_sm * 132 blocks, with or without the one-value warp count.
  */
-template <typename K, int UNROLL, bool ONE_VALUE_WARPS = true>
+template <typename K, int UNROLL, int VOTE = radix_hist_vote<K>>
 static double
 time_histogram(bufs<K> &b, const digit_plan &plan, unsigned long long *range, int blocks_per_sm)
 {
 	/* range: a first read's head (the range, the block counters) */
 	return time_it(b, [&] {
 		CK(cudaMemsetAsync(range, 0, sizeof(first_read_head)));
-		histogram_kernel<K, UNROLL, ONE_VALUE_WARPS><<<132 * blocks_per_sm, RADIX_HIST_THREADS>>>(
+		histogram_kernel<K, UNROLL, VOTE><<<132 * blocks_per_sm, RADIX_HIST_THREADS>>>(
 			b.src, b.n, (K) 0, plan, (uint32_t *) b.temp, (first_read_head *) range);
 	});
 }
@@ -624,8 +624,8 @@ run_once_32(size_t n, int dist)
 }
 
 /*
- * The histogram read of every 8-bit place, with and without the one-value
- * warp count, on every distribution (`radix_tune N hist`).
+ * The histogram read of every 8-bit place, with the one-value vote every
+ * round, never and adaptive, on every distribution (`radix_tune N hist`).
  */
 template <typename K>
 static void
@@ -637,16 +637,17 @@ run_histogram_one_value(size_t n)
 
 	bufs_alloc(b, n, RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t));
 	CK(cudaMalloc(&range, sizeof(first_read_head)));
-	printf("%d-bit keys, n=%zu: histogram of all places, ms (warps of one value counted at once / every key counted)\n",
+	printf("%d-bit keys, n=%zu: histogram of all places, ms (the one-value vote every round / never / adaptive)\n",
 		   (int) sizeof(K) * 8, n);
 	for (int dist = 0; dist < DIST_COUNT; dist++)
 	{
 		fill(b, dist);
 		const int	bps = RADIX_HIST_BLOCKS_PER_SM;
-		double		one_value = time_histogram<K, radix_hist_unroll<K>, true>(b, plan, range, bps);
-		double		plain = time_histogram<K, radix_hist_unroll<K>, false>(b, plan, range, bps);
+		double		always = time_histogram<K, radix_hist_unroll<K>, RADIX_HIST_VOTE_ALWAYS>(b, plan, range, bps);
+		double		never = time_histogram<K, radix_hist_unroll<K>, RADIX_HIST_VOTE_NEVER>(b, plan, range, bps);
+		double		adaptive = time_histogram<K, radix_hist_unroll<K>, RADIX_HIST_VOTE_ADAPTIVE>(b, plan, range, bps);
 
-		printf("  %-14s %8.3f  %8.3f\n", test_distribution_names[dist], one_value, plain);
+		printf("  %-14s %8.3f  %8.3f  %8.3f\n", test_distribution_names[dist], always, never, adaptive);
 	}
 	cudaFree(range);
 	bufs_free(b);

@@ -260,6 +260,10 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 template <typename K>
 constexpr int radix_hist_unroll = sizeof(K) == 8 ? RADIX_HIST_UNROLL_64 : RADIX_HIST_UNROLL_32;
 
+/* the one-value vote of K's histogram read (RADIX_HIST_VOTE_*) */
+template <typename K>
+constexpr int radix_hist_vote = sizeof(K) == 8 ? RADIX_HIST_VOTE_64 : RADIX_HIST_VOTE_32;
+
 /* A 16-byte vector of keys as loaded. */
 template <typename K>
 union vec_keys
@@ -292,10 +296,11 @@ vector_descends(const vec_keys<K> &u, const K *__restrict__ keys, size_t v, size
 /*
  * Count N vectors of keys a thread loaded into sh and its range.  With
  * ONE_VALUE_WARPS a warp whose vectors all hold one value counts them with
- * one add per place by its first lane.
+ * one add per place by its first lane, and true is returned (to the whole
+ * warp) when it did.
  */
 template <typename K, int N, bool ONE_VALUE_WARPS>
-__device__ __forceinline__ void
+__device__ __forceinline__ bool
 histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_plan &plan,
 						K *lo, K *hi)
 {
@@ -319,7 +324,7 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
 			*hi = max(*hi, k0);
 			if ((int) (threadIdx.x & 31) == leader)
 				histogram_count(sh, k0, kmin, plan, (uint32_t) __popc(lanes) * N * PER_VEC);
-			return;
+			return true;
 		}
 	}
 #pragma unroll
@@ -331,6 +336,7 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
 			*hi = max(*hi, u[r].k[j]);
 			histogram_count(sh, u[r].k[j], kmin, plan, 1u);
 		}
+	return false;
 }
 
 /*
@@ -346,14 +352,17 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
  * that keys already in order are known exactly.
  *
  * A key adds the constant 1 to each place's counter, which the compiler
- * makes the warp-aggregated shared increment.  With ONE_VALUE_WARPS, a
+ * makes the warp-aggregated shared increment.  With the vote (VOTE), a
  * warp whose UNROLL vectors of keys in flight (and, for a small input of
  * 64-bit keys, its one vector) all hold one value (keys of one value, long
  * runs) counts them with one add per place by its first lane: one vote
- * per round instead of an increment per key and place.
+ * per round instead of an increment per key and place.  Adaptive (64-bit
+ * keys'), a warp stops voting after a vote that did not find one value
+ * and tries again every RADIX_HIST_VOTE_RETRY-th round, so that keys of
+ * many values pay for few votes (radix_config.cuh).
  */
 template <typename K, int UNROLL = radix_hist_unroll<K>,
-		  bool ONE_VALUE_WARPS = true>
+		  int VOTE = radix_hist_vote<K>>
 __global__ void __launch_bounds__(RADIX_HIST_THREADS)
 histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 				 uint32_t *__restrict__ hist, first_read_head *head)
@@ -398,8 +407,12 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 
 	bool		descends = false;	/* a first read's: a key > the next seen */
 
+	/* a warp votes while its votes find one value, and every RADIX_HIST_VOTE_RETRY-th round */
+	bool		voting = VOTE != RADIX_HIST_VOTE_NEVER;
+	unsigned	round = 0;
+
 	/* UNROLL vectors of keys in flight per thread, then their counts */
-	for (; v + (UNROLL - 1) * stride < nvec; v += UNROLL * stride)
+	for (; v + (UNROLL - 1) * stride < nvec; v += UNROLL * stride, round++)
 	{
 		vec_keys<K>	u[UNROLL];
 
@@ -410,7 +423,11 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 #pragma unroll
 			for (int r = 0; r < UNROLL; r++)
 				descends |= vector_descends(u[r], keys, v + r * stride, n);
-		histogram_count_vectors<K, UNROLL, ONE_VALUE_WARPS>(sh, u, kmin, plan, &lo, &hi);
+		if (VOTE == RADIX_HIST_VOTE_ALWAYS ||
+			(VOTE == RADIX_HIST_VOTE_ADAPTIVE && (voting || round % RADIX_HIST_VOTE_RETRY == 0)))
+			voting = histogram_count_vectors<K, UNROLL, true>(sh, u, kmin, plan, &lo, &hi);
+		else
+			histogram_count_vectors<K, UNROLL, false>(sh, u, kmin, plan, &lo, &hi);
 	}
 	/*
 	 * The rest a vector at a time, with the one-value vote per vector where
@@ -421,7 +438,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	 * rest level, bench/results/auto_look-h100.txt); on large inputs it
 	 * costs more than it saves.
 	 */
-	const bool	vote = ONE_VALUE_WARPS &&
+	const bool	vote = VOTE != RADIX_HIST_VOTE_NEVER &&
 		(sizeof(K) == 8 ? nvec <= stride : nvec <= (size_t) UNROLL * stride);
 
 	for (; v < nvec; v += stride)
