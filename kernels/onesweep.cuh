@@ -299,7 +299,7 @@ onesweep_plan_from_look(const first_read_summary *look, int force_plan, digit_pl
 	}
 	else if (force_plan > 0 && rbits > 0)
 	{
-		best_passes = force_plan;
+		best_passes = force_plan < PLACES ? force_plan : PLACES;	/* at most a pass a byte */
 		if ((rbits + best_passes - 1) / best_passes > RADIX_WIDE_BITS)
 			best_passes = (rbits + RADIX_WIDE_BITS - 1) / RADIX_WIDE_BITS;
 	}

