@@ -5,7 +5,8 @@
  * median of 7 runs each, with CUB in the same run.
  *   radix_tune [n]
  *   radix_tune n hist   the histogram read with the one-value vote every
- *                       round, never and adaptive, on every distribution
+ *                       round, never and adaptive, and with twice the
+ *                       vectors in flight, on every distribution
  *   radix_tune n sweep  more tile shapes for 32-bit keys
  *   radix_tune n blocks narrow policies with 2 to 4 blocks per SM
  *   radix_tune n early  counts before the ranking or after it
@@ -625,7 +626,8 @@ run_once_32(size_t n, int dist)
 
 /*
  * The histogram read of every 8-bit place, with the one-value vote every
- * round, never and adaptive, on every distribution (`radix_tune N hist`).
+ * round, never and adaptive, and with twice the vectors in flight, on every
+ * distribution (`radix_tune N hist`).
  */
 template <typename K>
 static void
