@@ -10,6 +10,8 @@
  *   radix_tune n sweep  more tile shapes for 32-bit keys
  *   radix_tune n blocks narrow policies with 2 to 4 blocks per SM
  *   radix_tune n early  counts before the ranking or after it
+ *   radix_tune n starts early counts per warp made the warps' starts
+ *                       before the ranking (CUB's order) or not
  *   radix_tune n wide   10-bit policies with two resident blocks
  *                       per SM (and the ranking by ballots or match.any,
  *                       which need no match words), both key widths
@@ -403,6 +405,58 @@ run_early(size_t n)
 }
 
 /*
+ * Early counts kept per warp and made the warps' starts before the ranking
+ * (WARP_STARTS_FIRST, CUB's order) against the block's early counts and a
+ * per-key read of the warp's start after it, both key widths (`radix_tune
+ * N starts`): narrow policies on uniform keys, wide ones on banded 20-bit
+ * keys; the project's policies first and last.
+ */
+template <typename K>
+static void
+run_starts(size_t n)
+{
+	bufs<K>		b;
+
+	bufs_alloc_for_policies(b, n);
+	if (sizeof(K) == 4)
+	{
+		typedef onesweep_policies_u32::narrow N;
+		typedef onesweep_policies_u32::wide W;
+
+		sweep_section(b, DIST_UNIFORM, "narrow policies, warp starts first or not");
+		TRY(N, W);
+		TRY(P(384, 24, 8, 2, true, OR, true, false, true), W);
+		TRY(P(384, 24, 8, 2, true, OR, true, true, true), W);
+		TRY(P(384, 20, 8, 2, true, OR, true, false, true), W);
+		TRY(P(256, 24, 8, 2, true, OR, true, false, true), W);
+		TRY(P(512, 18, 8, 2, true, OR, true, false, true), W);
+		TRY(N, W);
+		sweep_section(b, DIST_BANDED20, "wide policies, warp starts first or not");
+		TRY(N, W);
+		TRY(N, P(512, 32, 10, 1, true, OR, false, true, true));
+		TRY(N, P(512, 32, 10, 1, true, OR, false, true));
+		TRY(N, W);
+	}
+	else
+	{
+		typedef onesweep_policies_u64::narrow N;
+		typedef onesweep_policies_u64::wide W;
+
+		sweep_section(b, DIST_UNIFORM, "narrow policies, warp starts first or not");
+		TRY(N, W);
+		TRY(P(256, 24, 8, 2, true, OR, true, false, true), W);
+		TRY(P(256, 24, 8, 2, true, OR, true, true, true), W);
+		TRY(P(256, 20, 8, 2, true, OR, true, false, true), W);
+		TRY(N, W);
+		sweep_section(b, DIST_BANDED20, "wide policies, warp starts first or not");
+		TRY(N, W);
+		TRY(N, P(512, 24, 10, 1, true, OR, true, true, true));
+		TRY(N, W);
+	}
+	bufs_free(b);
+}
+
+/*
  * Wide (10-bit) policies that leave room for two blocks per SM,
  * on banded 20-bit keys (two 10-bit passes), both key widths (`radix_tune
  * N wide`); the project's policies first and last.
@@ -760,6 +814,8 @@ main(int argc, char **argv)
 		return run_both_widths(run_leader<uint32_t>, run_leader<uint64_t>, n);
 	if (argc > 2 && strcmp(argv[2], "place") == 0)
 		return run_both_widths(run_place<uint32_t>, run_place<uint64_t>, n);
+	if (argc > 2 && strcmp(argv[2], "starts") == 0)
+		return run_both_widths(run_starts<uint32_t>, run_starts<uint64_t>, n);
 	if (argc > 2 && strcmp(argv[2], "early") == 0)
 		return run_both_widths(run_early<uint32_t>, run_early<uint64_t>, n);
 	run<uint32_t>(n);

@@ -309,18 +309,18 @@ vector_descends(const vec_keys<K> &u, const K *__restrict__ keys, size_t v, size
 
 /*
  * Count N vectors of keys a thread loaded into sh and its range.  With
- * ONE_VALUE_WARPS a warp whose vectors all hold one value counts them with
- * one add per place by its first lane, and true is returned (to the whole
- * warp) when it did.
+ * VOTE (the one-value vote) a warp whose vectors all hold one value counts
+ * them with one add per place by its first lane, and true is returned (to
+ * the whole warp) when it did.
  */
-template <typename K, int N, bool ONE_VALUE_WARPS>
+template <typename K, int N, bool VOTE>
 __device__ __forceinline__ bool
 histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_plan &plan,
 						K *lo, K *hi)
 {
 	constexpr int PER_VEC = 16 / sizeof(K);
 
-	if (ONE_VALUE_WARPS)
+	if (VOTE)
 	{
 		const unsigned lanes = __activemask();
 		const int	leader = __ffs(lanes) - 1;
@@ -429,8 +429,13 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 
 	bool		descends = false;	/* a first read's: a key > the next seen */
 
-	/* a warp votes while its votes find one value, and every RADIX_HIST_VOTE_RETRY-th round */
-	bool		voting = VOTE != RADIX_HIST_VOTE_NEVER;
+	/*
+	 * a warp votes while its votes find one value, and every
+	 * RADIX_HIST_VOTE_RETRY-th round; never where the plan counts no place
+	 * (a range read: quicksort's)
+	 */
+	const bool	may_vote = VOTE != RADIX_HIST_VOTE_NEVER && plan.passes > 0;
+	bool		voting = may_vote;
 	unsigned	round = 0;
 
 	/* UNROLL vectors of keys in flight per thread, then their counts */
@@ -445,8 +450,8 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 #pragma unroll
 			for (int r = 0; r < UNROLL; r++)
 				descends |= vector_descends(u[r], keys, v + r * stride, n);
-		if (VOTE == RADIX_HIST_VOTE_ALWAYS ||
-			(VOTE == RADIX_HIST_VOTE_ADAPTIVE && (voting || round % RADIX_HIST_VOTE_RETRY == 0)))
+		if (may_vote && (VOTE == RADIX_HIST_VOTE_ALWAYS ||
+						 (voting || round % RADIX_HIST_VOTE_RETRY == 0)))
 			voting = histogram_count_vectors<K, UNROLL, true>(sh, u, kmin, plan, &lo, &hi);
 		else
 			histogram_count_vectors<K, UNROLL, false>(sh, u, kmin, plan, &lo, &hi);
@@ -460,7 +465,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	 * rest level, bench/results/auto_look-h100.txt); on large inputs it
 	 * costs more than it saves.
 	 */
-	const bool	vote = VOTE != RADIX_HIST_VOTE_NEVER &&
+	const bool	vote = may_vote &&
 		(sizeof(K) == 8 ? nvec <= stride : nvec <= (size_t) UNROLL * stride);
 
 	for (; v < nvec; v += stride)
@@ -545,12 +550,19 @@ exclusive_scan_kernel(uint32_t *hist)
  * the per-warp 16-bit counters (later the keys), and the payloads (earlier,
  * with RANK_ATOMIC_OR, the per-warp digit match words).
  */
+template <typename P>
+__host__ __device__ constexpr size_t
+onesweep_counter_bytes()
+{
+	return (size_t) P::WARPS * P::BINS * (P::WARP_STARTS_FIRST ? sizeof(uint32_t) : sizeof(uint16_t));
+}
+
 template <typename P, typename K>
 __host__ __device__ constexpr size_t
 onesweep_keys_bytes()
 {
-	return (size_t) P::TILE * sizeof(K) > (size_t) P::WARPS * P::BINS * sizeof(uint16_t)
-		? (size_t) P::TILE * sizeof(K) : (size_t) P::WARPS * P::BINS * sizeof(uint16_t);
+	return (size_t) P::TILE * sizeof(K) > onesweep_counter_bytes<P>()
+		? (size_t) P::TILE * sizeof(K) : onesweep_counter_bytes<P>();
 }
 
 template <typename P>
@@ -610,6 +622,7 @@ struct onesweep_shared
 	uint32_t   *digit_base;		/* BINS: global place of a digit's first key, less its start */
 	uint32_t   *misc;			/* [0] tile, [1..WARPS] warp sums */
 	uint16_t   *warp_count;		/* WARPS * BINS counters while ranking ... */
+	uint32_t   *warp_place;		/* ... (32-bit with WARP_STARTS_FIRST) ... */
 	K		   *tile_keys;		/* ... then the keys in digit order */
 	uint32_t   *match_words;	/* WARPS * BINS lane masks while ranking (RANK_ATOMIC_OR) ... */
 	uint32_t   *tile_vals;		/* ... then the payloads in digit order */
@@ -621,6 +634,7 @@ struct onesweep_shared
 		digit_base = block_start + P::BINS;
 		misc = digit_base + P::BINS;
 		warp_count = reinterpret_cast<uint16_t *>(misc + 64);
+		warp_place = misc + 64;
 		tile_keys = reinterpret_cast<K *>(misc + 64);
 		tile_vals = reinterpret_cast<uint32_t *>(
 			(unsigned char *) (misc + 64) + onesweep_keys_bytes<P, K>());
@@ -675,11 +689,12 @@ warp_peers(uint32_t d, uint32_t *mw)
 /*
  * Warp-level multi-split: the place of this lane's key (digit d < BINS)
  * among the keys of digit d that its warp has ranked so far, this call's
- * lower lanes first; packed: the warp's 16-bit counters, two a word, which
- * the digit's leader lane advances by the call's count (mw as warp_peers).
- * The onesweep pass and quicksort's split scatter rank with it.
+ * lower lanes first; packed: the warp's 16-bit counters, two a word (with
+ * PACKED; otherwise a 32-bit counter a digit), which the digit's leader
+ * lane advances by the call's count (mw as warp_peers).  The onesweep pass
+ * and quicksort's split scatter rank with it.
  */
-template <typename P>
+template <typename P, bool PACKED = true>
 __device__ __forceinline__ uint32_t
 warp_digit_rank(uint32_t d, uint32_t *mw, uint32_t *packed)
 {
@@ -691,11 +706,16 @@ warp_digit_rank(uint32_t d, uint32_t *mw, uint32_t *packed)
 
 	if (lane == leader)
 	{
-		const uint32_t sh16 = (d & 1) * 16;
-
 		if (leader_clears)
 			mw[d] = 0;			/* every peer has read it */
-		before = (atomicAdd(&packed[d >> 1], __popc(peers) << sh16) >> sh16) & 0xffffu;
+		if (PACKED)
+		{
+			const uint32_t sh16 = (d & 1) * 16;
+
+			before = (atomicAdd(&packed[d >> 1], __popc(peers) << sh16) >> sh16) & 0xffffu;
+		}
+		else
+			before = atomicAdd(&packed[d], (uint32_t) __popc(peers));
 	}
 	if (leader_clears)
 		__syncwarp();			/* cleared before the warp's next OR */
@@ -704,164 +724,130 @@ warp_digit_rank(uint32_t d, uint32_t *mw, uint32_t *packed)
 }
 
 /*
- * After a warp_digit_rank pass: warp_count[w * BINS + dg] (warp w's keys of
- * digit dg) becomes warp w's first place for the digit in the block's
- * order, the digit starting at at (< 2^16).  One thread a digit.
+ * After the warps' counts: warp_count[w * BINS + dg] (warp w's keys of
+ * digit dg; T: 16- or 32-bit counters) becomes warp w's first place for the
+ * digit in the block's order, the digit starting at at (< 2^16).  One
+ * thread a digit.
  */
-template <int WARPS, int BINS>
+template <int WARPS, int BINS, typename T>
 __device__ __forceinline__ void
-warp_digit_starts(uint16_t *warp_count, int dg, uint32_t at)
+warp_digit_starts(T *warp_count, int dg, uint32_t at)
 {
 #pragma unroll
 	for (int w = 0; w < WARPS; w++)
 	{
 		const uint32_t c = warp_count[w * BINS + dg];
 
-		warp_count[w * BINS + dg] = (uint16_t) at;
+		warp_count[w * BINS + dg] = (T) at;
 		at += c;
 	}
 }
 
-/*
- * Ranks, look-back and scatter of one tile.  FULL: the tile holds TILE keys
- * (no bounds checks); otherwise valid of them.
- */
-template <typename P, typename K, bool FULL>
+/* A tile's status word of a digit: its count, inclusive for the first tile. */
 __device__ __forceinline__ void
-onesweep_tile(const onesweep_shared<P, K> &sh,
-			  const K *__restrict__ keys_in, K *__restrict__ keys_out,
-			  const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
-			  K kmin, int shift, uint32_t mask,
-			  const uint32_t *__restrict__ global_start, uint32_t *status,
-			  uint32_t tile, uint32_t valid_)
+tile_publish(uint32_t *status, uint32_t tile, int bins, int dg, uint32_t count)
 {
-	constexpr int BINS = P::BINS;
-	constexpr int ITEMS = P::ITEMS;
-	constexpr int THREADS = P::THREADS;
-	constexpr int BPT = P::BINS_PER_THREAD;
-	const uint32_t valid = FULL ? (uint32_t) P::TILE : valid_;
-	const size_t tile_base = (size_t) tile * P::TILE;
-	const int	t = threadIdx.x,
-				lane = t & 31,
-				warp = t >> 5;
-	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
-	K			k[ITEMS];
-	uint32_t	r[ITEMS];		/* rank in the warp's digit, later local place; digit << 16 */
-	/* payloads staged while the keys are ranked (16-byte copies need an aligned source) */
-	const bool	staged = P::ASYNC_VALS && FULL && vals_in != NULL &&
-		((uintptr_t) vals_in & 15) == 0;
+	*(volatile uint32_t *) &status[(size_t) tile * bins + dg] =
+		(tile == 0 ? TILE_STATUS_INCLUSIVE : TILE_STATUS_AGGREGATE) | count;
+}
 
-	/* load, warp-striped within the warp's slice */
+/*
+ * The tile's count of each of this thread's digits (BPT: t * BPT + b),
+ * summed over the warps' counters (T: 16- or 32-bit), into cnt, and
+ * published where publish is set; returns their sum.
+ */
+template <typename P, typename T>
+__device__ __forceinline__ uint32_t
+tile_digit_counts(const T *warp_count, uint32_t *status, uint32_t tile, bool publish,
+				  uint32_t (&cnt)[P::BINS_PER_THREAD])
+{
+	uint32_t	tsum = 0;
+
 #pragma unroll
-	for (int i = 0; i < ITEMS; i++)
-		k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
-	if (staged)
-		for (int c = t; c < P::TILE / 4; c += THREADS)
-			copy_async<16>(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
-
-	/* digit of item i; past the end the last digit, so they rank after every real key */
-#define ITEM_DIGIT(i) \
-	(FULL || slice + (i) * 32 < valid ? digit_of(k[i], kmin, shift, mask) : (uint32_t) (BINS - 1))
-
-	if (P::EARLY_COUNTS)
+	for (int b = 0; b < P::BINS_PER_THREAD; b++)
 	{
-		/* the tile's digit counts first, so that later tiles' look-back need not wait */
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			atomicAdd(&sh.block_start[ITEM_DIGIT(i)], 1u);
-		__syncthreads();
-#pragma unroll
-		for (int b = 0; b < BPT; b++)
-		{
-			const int	dg = t * BPT + b;
-
-			if (dg < BINS)
-				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
-					(tile == 0 ? TILE_STATUS_INCLUSIVE : TILE_STATUS_AGGREGATE) | sh.block_start[dg];
-		}
-	}
-
-	/* rank: warp-level multi-split with 16-bit counters packed in pairs */
-	{
-		uint32_t   *packed = reinterpret_cast<uint32_t *>(sh.warp_count + warp * BINS);
-		uint32_t   *mw = sh.match_words + warp * BINS;
-
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-		{
-			const uint32_t d = ITEM_DIGIT(i);
-
-			r[i] = warp_digit_rank<P>(d, mw, packed) | (d << 16);
-		}
-	}
-#undef ITEM_DIGIT
-	__syncthreads();
-
-	/* per digit: counts over the warps, publish */
-	uint32_t	cnt[BPT],
-				bstart[BPT],
-				tsum = 0;
-
-#pragma unroll
-	for (int b = 0; b < BPT; b++)
-	{
-		const int	dg = t * BPT + b;
+		const int	dg = threadIdx.x * P::BINS_PER_THREAD + b;
 		uint32_t	run = 0;
 
-		if (dg < BINS)
+		if (dg < P::BINS)
 		{
 #pragma unroll
 			for (int w = 0; w < P::WARPS; w++)
-				run += sh.warp_count[w * BINS + dg];
-			if (!P::EARLY_COUNTS)
-				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
-					(tile == 0 ? TILE_STATUS_INCLUSIVE : TILE_STATUS_AGGREGATE) | run;
+				run += warp_count[w * P::BINS + dg];
+			if (publish)
+				tile_publish(status, tile, P::BINS, dg, run);
 		}
 		cnt[b] = run;
 		tsum += run;
 	}
+	return tsum;
+}
 
-	/* block-wide exclusive scan of the digit counts: the digits' local starts */
+/*
+ * Block-wide exclusive scan of the digit counts: each of this thread's
+ * digits' first place in the tile, into bstart (tsum: the sum of cnt;
+ * misc[1 .. WARPS]: the warps' sums).  With warp_count (T: 16- or 32-bit
+ * counters) each warp's count of the digit becomes its first place in the
+ * tile (warp_digit_starts).  Has a barrier.
+ */
+template <typename P, typename T>
+__device__ __forceinline__ void
+tile_digit_scan(uint32_t *misc, T *warp_count, uint32_t tsum,
+				const uint32_t (&cnt)[P::BINS_PER_THREAD], uint32_t (&bstart)[P::BINS_PER_THREAD])
+{
+	const int	lane = threadIdx.x & 31,
+				warp = threadIdx.x >> 5;
+	uint32_t	incl = tsum;
+
+	for (int o = 1; o < 32; o <<= 1)
 	{
-		uint32_t	incl = tsum;
+		uint32_t	v = __shfl_up_sync(0xffffffffu, incl, o);
 
-		for (int o = 1; o < 32; o <<= 1)
-		{
-			uint32_t	v = __shfl_up_sync(0xffffffffu, incl, o);
-
-			if (lane >= o)
-				incl += v;
-		}
-		if (lane == 31)
-			sh.misc[1 + warp] = incl;
-		__syncthreads();
-		uint32_t	run = incl - tsum;
-
-		for (int w = 0; w < warp; w++)
-			run += sh.misc[1 + w];
-#pragma unroll
-		for (int b = 0; b < BPT; b++)
-		{
-			const int	dg = t * BPT + b;
-
-			bstart[b] = run;
-			/* each warp's first place in the tile (< TILE), so that a key's place takes one shared read */
-			if (dg < BINS)
-				warp_digit_starts<P::WARPS, BINS>(sh.warp_count, dg, run);
-			run += cnt[b];
-		}
+		if (lane >= o)
+			incl += v;
 	}
+	if (lane == 31)
+		misc[1 + warp] = incl;
+	__syncthreads();
+	uint32_t	run = incl - tsum;
 
-	/*
-	 * Decoupled look-back: keys of each digit in all earlier tiles.  Each
-	 * round reads a window of earlier tiles at once (independent loads in
-	 * flight together) and adds them from the nearest back to the first one
-	 * with an inclusive count; an unpublished one ends the window and is
-	 * read again.  A thread of one digit walks alone; a thread of several
-	 * (BPT > 1) walks them together, so that their loads are in flight at
-	 * once instead of one walk after another (the one-digit form is kept
-	 * apart: the shared form costs the 8-bit policies registers).
-	 */
+	for (int w = 0; w < warp; w++)
+		run += misc[1 + w];
+#pragma unroll
+	for (int b = 0; b < P::BINS_PER_THREAD; b++)
+	{
+		const int	dg = threadIdx.x * P::BINS_PER_THREAD + b;
+
+		bstart[b] = run;
+		if (dg < P::BINS)
+			warp_digit_starts<P::WARPS, P::BINS>(warp_count, dg, run);
+		run += cnt[b];
+	}
+}
+
+/*
+ * Decoupled look-back: keys of each of this thread's digits in all earlier
+ * tiles, published as this tile's inclusive counts, and the digits' global
+ * bases (digit_base[dg]: the global place of the digit's first key in the
+ * tile, less its first place in the tile, bstart).  Each round reads a
+ * window of earlier tiles at once (independent loads in flight together)
+ * and adds them from the nearest back to the first one with an inclusive
+ * count; an unpublished one ends the window and is read again.  A thread of
+ * one digit walks alone; a thread of several (BPT > 1) walks them together,
+ * so that their loads are in flight at once instead of one walk after
+ * another (the one-digit form is kept apart: the shared form costs the
+ * 8-bit policies registers).
+ */
+template <typename P>
+__device__ __forceinline__ void
+tile_look_back(uint32_t *digit_base, const uint32_t *__restrict__ global_start, uint32_t *status,
+			   uint32_t tile, const uint32_t (&cnt)[P::BINS_PER_THREAD],
+			   const uint32_t (&bstart)[P::BINS_PER_THREAD])
+{
+	constexpr int BINS = P::BINS;
+	constexpr int BPT = P::BINS_PER_THREAD;
+	const int	t = threadIdx.x;
+
 	if constexpr (BPT == 1)
 	{
 		const int	dg = t;
@@ -904,7 +890,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
 					TILE_STATUS_INCLUSIVE | (before + cnt[0]);
 			}
-			sh.digit_base[dg] = global_start[dg] + before - bstart[0];
+			digit_base[dg] = global_start[dg] + before - bstart[0];
 		}
 	}
 	else
@@ -969,19 +955,131 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 			if (tile > 0)
 				*(volatile uint32_t *) &status[(size_t) tile * BINS + dg] =
 					TILE_STATUS_INCLUSIVE | (before[b] + cnt[b]);
-			sh.digit_base[dg] = global_start[dg] + before[b] - bstart[b];
+			digit_base[dg] = global_start[dg] + before[b] - bstart[b];
 		}
 	}
-	__syncthreads();
+}
 
-	/* local place of every key in the tile (the digit kept from the ranking) */
+/*
+ * Ranks, look-back and scatter of one tile.  FULL: the tile holds TILE keys
+ * (no bounds checks); otherwise valid of them.
+ */
+template <typename P, typename K, bool FULL>
+__device__ __forceinline__ void
+onesweep_tile(const onesweep_shared<P, K> &sh,
+			  const K *__restrict__ keys_in, K *__restrict__ keys_out,
+			  const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
+			  K kmin, int shift, uint32_t mask,
+			  const uint32_t *__restrict__ global_start, uint32_t *status,
+			  uint32_t tile, uint32_t valid_)
+{
+	constexpr int BINS = P::BINS;
+	constexpr int ITEMS = P::ITEMS;
+	constexpr int THREADS = P::THREADS;
+	constexpr int BPT = P::BINS_PER_THREAD;
+	const uint32_t valid = FULL ? (uint32_t) P::TILE : valid_;
+	const size_t tile_base = (size_t) tile * P::TILE;
+	const int	t = threadIdx.x,
+				lane = t & 31,
+				warp = t >> 5;
+	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
+	K			k[ITEMS];
+	uint32_t	r[ITEMS];		/* rank in the warp's digit, later local place; digit << 16 (WARP_STARTS_FIRST: the place) */
+	/* payloads staged while the keys are ranked (16-byte copies need an aligned source) */
+	const bool	staged = P::ASYNC_VALS && FULL && vals_in != NULL &&
+		((uintptr_t) vals_in & 15) == 0;
+
+	/* load, warp-striped within the warp's slice */
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
-	{
-		uint32_t	d = r[i] >> 16;
+		k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
+	if (staged)
+		for (int c = t; c < P::TILE / 4; c += THREADS)
+			copy_async<16>(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
 
-		r[i] = (r[i] & 0xffffu) + sh.warp_count[warp * BINS + d];
+	/* digit of item i; past the end the last digit, so they rank after every real key */
+#define ITEM_DIGIT(i) \
+	(FULL || slice + (i) * 32 < valid ? digit_of(k[i], kmin, shift, mask) : (uint32_t) (BINS - 1))
+
+	uint32_t	cnt[BPT],		/* the tile's keys of this thread's digits */
+				bstart[BPT];	/* their first places in the tile */
+
+	if constexpr (P::WARP_STARTS_FIRST)
+	{
+		/*
+		 * CUB's order: each warp's digit counts first (published as the
+		 * tile's), made each warp's first place of a digit in the tile, so
+		 * that the ranking's counter adds give every key its place
+		 */
+		uint32_t   *mw = sh.match_words + warp * BINS;
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			atomicAdd(&sh.warp_place[warp * BINS + ITEM_DIGIT(i)], 1u);
+		__syncthreads();
+		tile_digit_scan<P>(sh.misc, sh.warp_place,
+						   tile_digit_counts<P>(sh.warp_place, status, tile, true, cnt), cnt, bstart);
+		__syncthreads();
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			r[i] = warp_digit_rank<P, false>(ITEM_DIGIT(i), mw, sh.warp_place + warp * BINS);
+		tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
 	}
+	else
+	{
+		if (P::EARLY_COUNTS)
+		{
+			/* the tile's digit counts first, so that later tiles' look-back need not wait */
+#pragma unroll
+			for (int i = 0; i < ITEMS; i++)
+				atomicAdd(&sh.block_start[ITEM_DIGIT(i)], 1u);
+			__syncthreads();
+#pragma unroll
+			for (int b = 0; b < BPT; b++)
+			{
+				const int	dg = t * BPT + b;
+
+				if (dg < BINS)
+					tile_publish(status, tile, BINS, dg, sh.block_start[dg]);
+			}
+		}
+
+		/* rank: warp-level multi-split with 16-bit counters packed in pairs */
+		{
+			uint32_t   *packed = reinterpret_cast<uint32_t *>(sh.warp_count + warp * BINS);
+			uint32_t   *mw = sh.match_words + warp * BINS;
+
+#pragma unroll
+			for (int i = 0; i < ITEMS; i++)
+			{
+				const uint32_t d = ITEM_DIGIT(i);
+
+				r[i] = warp_digit_rank<P>(d, mw, packed) | (d << 16);
+			}
+		}
+		__syncthreads();
+
+		/*
+		 * per digit: counts over the warps, published, their starts in the
+		 * tile, and each warp's first place in the tile, so that a key's
+		 * place takes one shared read
+		 */
+		tile_digit_scan<P>(sh.misc, sh.warp_count,
+						   tile_digit_counts<P>(sh.warp_count, status, tile, !P::EARLY_COUNTS, cnt),
+						   cnt, bstart);
+		tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
+		__syncthreads();
+
+		/* local place of every key in the tile (the digit kept from the ranking) */
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			uint32_t	d = r[i] >> 16;
+
+			r[i] = (r[i] & 0xffffu) + sh.warp_count[warp * BINS + d];
+		}
+	}
+#undef ITEM_DIGIT
 	if (staged)
 		copy_async_wait_all();
 	__syncthreads();
@@ -1066,12 +1164,12 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 
 	if (t == 0)
 		sh.misc[0] = atomicAdd(tile_counter, 1u);
-	for (int i = t; i < P::WARPS * P::BINS / 2; i += P::THREADS)
-		reinterpret_cast<uint32_t *>(sh.warp_count)[i] = 0;
+	for (int i = t; i < (int) (onesweep_counter_bytes<P>() / sizeof(uint32_t)); i += P::THREADS)
+		sh.warp_place[i] = 0;
 	if (P::RANK == RANK_ATOMIC_OR)
 		for (int i = t; i < P::WARPS * P::BINS; i += P::THREADS)
 			sh.match_words[i] = 0;
-	if (P::EARLY_COUNTS)
+	if (P::EARLY_COUNTS && !P::WARP_STARTS_FIRST)
 		for (int i = t; i < P::BINS; i += P::THREADS)
 			sh.block_start[i] = 0;
 	__syncthreads();

@@ -2780,6 +2780,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 	int			dev,
 				sms,
 				sample_distinct = 0;	/* the sample's distinct keys; 0: not known */
+	bool		in_order = false;	/* the first read found every key <= the next */
 	unsigned	grid = (unsigned) std::min<size_t>((n + 255) / 256 + 1, 4096);
 
 	stats->phase_one_rounds = 0;
@@ -2818,6 +2819,7 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		range[0] = look->range[0];
 		range[1] = look->range[1];
 		sample_distinct = look->distinct;
+		in_order = look->sorted != 0;
 	}
 	else
 	{
@@ -2857,9 +2859,9 @@ quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, vo
 		}
 	}
 	qs_trace(stream, "range read", n);
-	if (range[0] == range[1])
+	if (range[0] == range[1] || in_order)
 	{
-		/* one value: in order already, where it is (O(n): iota and one read) */
+		/* one value, or keys in order: in order already, where they are (O(n): iota and one read) */
 		*out = 0;
 		return GPUSORT_OK;
 	}

@@ -29,7 +29,8 @@
  * the two ends of the sequence with atomic adds (no host round trip per
  * block), writing each side coalesced; the blocks also gather each side's
  * minimum and maximum for the next pivots.  A sequence whose keys are all
- * equal is finished (one value costs one read; those left in the scratch
+ * equal is finished (one value costs one read, as do fewer than 2^24 keys
+ * in order, which the first read finds; those left in the scratch
  * buffer are copied back, all of a round in one launch).
  * Phase two, a batch of leaves at a time (the leaf queue: each batch sent
  * and its sorts launched while the host builds the next): leaves of up to
@@ -66,8 +67,10 @@ size_t		quicksort_temp_bytes(size_t n, int key_bytes);
 /*
  * Sort n pairs: keys[0]/vals[0] in (vals_are_positions: payload i is i and
  * vals[0] is overwritten with it); *out says which of the two buffers holds
- * the result (0 only when all keys are equal: nothing moves), the other is
- * scratch afterwards.  known_range, when not NULL, is the
+ * the result (0 only when all keys are equal, or when fewer than 2^24 keys
+ * are found in order by the first read, which compares every key with the
+ * next: nothing moves), the other is scratch afterwards.  known_range,
+ * when not NULL, is the
  * keys' [minimum, maximum] already read (the auto choice's look), which saves
  * the look at the keys; without it, from 2^24 keys on, a sample of 256
  * keys comes first, and the range is read only where the sample has at

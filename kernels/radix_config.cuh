@@ -13,7 +13,11 @@
  * TILE * 4 bytes of shared memory more), and, with RANK_ATOMIC_OR, whether
  * a digit's match word is cleared by its leader lane alone instead of by
  * every lane of the digit (LEADER_CLEARS; 1-2% faster 10-bit passes, no
- * gain on 8-bit ones: bench/results/radix_variants-h100.txt).
+ * gain on 8-bit ones: bench/results/radix_variants-h100.txt), and, with
+ * EARLY_COUNTS, whether the early counts are kept per warp and made each
+ * warp's first place of a digit before the ranking (WARP_STARTS_FIRST:
+ * CUB's order), so that the ranking gives a key its place in the tile with
+ * no per-key read of its warp's start afterwards.
  * Policies are chosen per key width and digit width; the figures were
  * measured on an H100 (sm_90, bench/results/radix-*.md).  Other
  * architectures use the same policies until they are measured: add a row to
@@ -36,9 +40,12 @@ enum onesweep_rank
 };
 
 template <int THREADS_, int ITEMS_, int BITS_, int MIN_BLOCKS_ = 1, bool EARLY_COUNTS_ = false,
-		  int RANK_ = RANK_BALLOTS, bool ASYNC_VALS_ = false, bool LEADER_CLEARS_ = false>
+		  int RANK_ = RANK_BALLOTS, bool ASYNC_VALS_ = false, bool LEADER_CLEARS_ = false,
+		  bool WARP_STARTS_FIRST_ = false>
 struct onesweep_policy
 {
+	/* early counts per warp, made the warps' starts before the ranking */
+	static constexpr bool WARP_STARTS_FIRST = WARP_STARTS_FIRST_;
 	static constexpr bool LEADER_CLEARS = LEADER_CLEARS_;	/* match word cleared by the leader */
 	static constexpr int RANK = RANK_;
 	static constexpr bool ASYNC_VALS = ASYNC_VALS_;	/* payloads staged by cp.async */
@@ -54,6 +61,7 @@ struct onesweep_policy
 
 	static_assert(TILE < 65536, "16-bit per-warp counters");
 	static_assert(THREADS_ % 32 == 0 && THREADS_ <= 1024, "whole warps");
+	static_assert(!WARP_STARTS_FIRST_ || EARLY_COUNTS_, "warp starts first are early counts");
 };
 
 /* The policies of one key width: narrow (8-bit) and wide (up to 10-bit) digits. */
@@ -67,16 +75,20 @@ struct onesweep_policies
 /*
  * sm_90, measured (bench/results/radix_tune-h100.txt; the 32-bit wide tile
  * of 1024 x 20 keys in bench/results/radix_place-h100.txt: 5% faster banded
- * 20-bit keys than 1024 x 16); the default for every architecture whose
+ * 20-bit keys than 1024 x 16; the 32-bit narrow policy's warp starts
+ * first and leader's clear in bench/results/radix_warp_starts-h100.txt:
+ * 2-7% faster 32-bit sorts from 1M to 10M keys and on few distinct keys,
+ * level at 100M uniform, 1% slower for 64-bit keys, which keep the block's
+ * early counts); the default for every architecture whose
  * blocks may have that much shared memory (up to 111 KB narrow, 168 KB
  * wide 32-bit, 216 KB wide 64-bit).  Devices whose blocks have less for
  * 32-bit keys but 136 KB (an A100's 163 KB) take the mid policies: the
  * same but the 1024 x 16 wide tile.
  */
-typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
+typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
 						  onesweep_policy<1024, 20, 10, 1, false, RANK_ATOMIC_OR, false, true> >
 			onesweep_policies_u32;
-typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
+typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
 						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true> >
 			onesweep_policies_mid_u32;
 typedef onesweep_policies<onesweep_policy<256, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
