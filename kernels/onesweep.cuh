@@ -175,26 +175,20 @@ onesweep_hist_blocks(size_t n, int *blocks)
  * counts, then, at ONESWEEP_SUMMARY_OFFSET, room for the summary -- the
  * layout of the radix sort's temp.
  */
+/*
+ * Launch the summary of a first read (first_read_summary_kernel) after the
+ * histogram read just launched on the stream, and the copy of it to the
+ * host where the host's copy is not mapped.
+ */
 template <typename K>
 gpusort_status
-onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
-					int sample_limit, cudaStream_t stream)
+onesweep_launch_summary(const K *keys, size_t n, const digit_plan &plan, void *head,
+						int sample_limit, cudaStream_t stream)
 {
 	first_read_summary *dev = NULL,
 			   *host = onesweep_host_summary(&dev);
 	first_read_summary *slot = (first_read_summary *) ((unsigned char *) head +
 													   ONESWEEP_SUMMARY_OFFSET);
-	first_read_head *h = (first_read_head *) head;
-	int			hist_blocks = 1;
-	gpusort_status st;
-
-	if ((st = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
-		return st;
-	/* the range and the block counters (the kernel zeroes the counts) */
-	CUDA_TRY(cudaMemsetAsync(head, 0, sizeof(first_read_head), stream));
-	histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
-		keys, n, (K) 0, plan, onesweep_temp_hist(head), h);
-	CUDA_TRY_LAUNCH("histogram_kernel");
 	{
 		/* launched early where the device can (compute capability 9.0 and up) */
 		cudaLaunchConfig_t cfg = {};
@@ -209,12 +203,35 @@ onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
 		cfg.numAttrs = onesweep_early_launch() ? 1 : 0;
 		CUDA_TRY(cudaLaunchKernelEx(&cfg, first_read_summary_kernel<K>, keys, n, plan,
 									(const uint32_t *) onesweep_temp_hist(head),
-									(const first_read_head *) h, sample_limit,
+									(const first_read_head *) head, sample_limit,
 									dev != NULL ? dev : slot));
 	}
 	if (dev == NULL)
 		CUDA_TRY(cudaMemcpyAsync(host, slot, sizeof(*host), cudaMemcpyDeviceToHost, stream));
 	return GPUSORT_OK;
+}
+
+template <typename K>
+gpusort_status
+onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
+					int sample_limit, cudaStream_t stream)
+{
+	int			hist_blocks = 1;
+	gpusort_status st;
+
+	if ((st = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
+		return st;
+	/* the range and the block counters (the kernel zeroes the counts) */
+	CUDA_TRY(cudaMemsetAsync(head, 0, sizeof(first_read_head), stream));
+	if (plan.passes > 0 && n < RADIX_LAZY_COUNT_MAX_N)
+		histogram_kernel<K, radix_hist_unroll<K>, radix_hist_vote<K>, true>
+			<<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
+				keys, n, (K) 0, plan, onesweep_temp_hist(head), (first_read_head *) head);
+	else
+		histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
+			keys, n, (K) 0, plan, onesweep_temp_hist(head), (first_read_head *) head);
+	CUDA_TRY_LAUNCH("histogram_kernel");
+	return onesweep_launch_summary<K>(keys, n, plan, head, sample_limit, stream);
 }
 
 /*
@@ -257,12 +274,35 @@ onesweep_first_read_wait(cudaStream_t stream, const first_read_summary **summary
 }
 
 /*
+ * The radix sort's first read of n >= 2 keys (onesweep_count_t) and the
+ * wait for it: *summary, its counts in temp.  A lazy read (fewer than
+ * RADIX_LAZY_COUNT_MAX_N keys) may leave keys uncounted where they are not
+ * in order after all (summary->complete 0): its counts are then a part of
+ * the keys' (each place's distinct digits a lower bound), and the sort
+ * makes its plan from the key range and counts again for it
+ * (onesweep_plan_from_look).
+ */
+template <typename K>
+gpusort_status
+onesweep_look_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int sample_limit,
+				const first_read_summary **summary)
+{
+	gpusort_status st;
+
+	if ((st = onesweep_count_t<K>(keys, n, temp, stream, sample_limit)) != GPUSORT_OK)
+		return st;
+	return onesweep_first_read_wait(stream, summary);
+}
+
+/*
  * The digit plan of a radix sort whose first read found *look, into *plan:
  * the varying 8-bit places (a place where every key has one digit is
  * skipped), or fewer, wider digits of key - min where the cost model finds
  * that cheaper (force_plan < 0), or that many passes (force_plan > 0; 0:
  * the 8-bit places).  True for a plan over key - min, whose digit counts
- * the first read did not take.
+ * the first read did not take.  A look that did not count every key
+ * (look->complete 0) gives a plan over key - min always, as many 8-bit
+ * digits as the range needs where no wider plan is cheaper.
  */
 template <typename K>
 static inline bool
@@ -280,8 +320,16 @@ onesweep_plan_from_look(const first_read_summary *look, int force_plan, digit_pl
 			plan->shift[varying] = p * RADIX_NARROW_BITS,
 				plan->bits[varying] = RADIX_NARROW_BITS,
 				varying++;
+	if (!look->complete)
+	{
+		/* the range's 8-bit digits of key - min, counted again */
+		varying = (rbits + RADIX_NARROW_BITS - 1) / RADIX_NARROW_BITS;
+		best_passes = varying;
+		if (force_plan > 0)
+			force_plan = force_plan < varying ? force_plan : varying;
+	}
 	plan->passes = varying;
-	best = varying;
+	best = varying + (look->complete ? 0 : RADIX_COST_EXTRA_HIST);
 	if (force_plan < 0)
 	{
 		for (int np = (rbits + RADIX_WIDE_BITS - 1) / RADIX_WIDE_BITS; np > 0 && np < varying; np++)
@@ -435,8 +483,7 @@ onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			CUDA_TRY(cudaMemsetAsync(vals[0], 0, sizeof(uint32_t), stream));
 		return GPUSORT_OK;
 	}
-	if ((st = onesweep_count_t<K>(keys[0], n, temp, stream)) != GPUSORT_OK ||
-		(st = onesweep_first_read_wait(stream, &look)) != GPUSORT_OK)
+	if ((st = onesweep_look_t<K>(keys[0], n, temp, stream, 0, &look)) != GPUSORT_OK)
 		return st;
 	return onesweep_sort_counted_t<POL, K>(keys, vals, n, positions, temp, stream, look, out,
 										   stats, force_plan);

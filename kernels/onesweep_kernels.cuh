@@ -83,6 +83,7 @@ struct first_read_summary
 	int			distinct;
 	int			order;
 	int			sorted;			/* every key <= the next (a first read's exact check) */
+	int			complete;		/* every key's digits counted (see histogram_kernel) */
 };
 
 /*
@@ -96,7 +97,7 @@ struct first_read_head
 	unsigned int started;		/* blocks begun: the first zeroes the counts */
 	unsigned int zeroed;		/* set once it has */
 	unsigned int descents;		/* nonzero once a key > the next was seen */
-	unsigned int pad;
+	unsigned int uncounted;		/* nonzero where a lazy read left keys uncounted */
 };
 
 /* A warp's range of keys: the lanes' lo/hi reduced across the warp (to every lane). */
@@ -237,13 +238,18 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 	const unsigned long long lo = ~head->range[0],
 				hi = head->range[1];
 
-	/* keys all equal: one digit in every place, no counts to read */
+	/*
+	 * keys all equal: one digit in every place, no counts to read; keys in
+	 * order (nothing to sort, and a lazy read's counts are partial): none
+	 */
+	const bool	sorted = head->descents == 0;
+
 	if (threadIdx.x < RADIX_MAX_PASSES)
 		used[threadIdx.x] = lo == hi ? 1 : 0;
 	if (threadIdx.x == 0)
 		distinct = 0;
 	__syncthreads();
-	if (lo != hi)
+	if (lo != hi && !sorted)
 		for (int i = threadIdx.x; i < words; i += blockDim.x)
 			if (hist[plan_counter(digits_log2, i)])
 				atomicAdd(&used[i >> digits_log2], 1);
@@ -253,7 +259,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 
 	for (int p = 0; p < plan.passes; p++)
 		most = max(most, used[p]);
-	if (sample_limit > 0 && most <= sample_limit && lo != hi)
+	if (sample_limit > 0 && most <= sample_limit && lo != hi && !sorted)
 	{
 		if (sample_key_is_first(keys, n, s))
 			atomicAdd(&distinct, 1);
@@ -266,7 +272,8 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		for (int p = 0; p < RADIX_MAX_PASSES; p++)
 			summary->used[p] = p < plan.passes ? used[p] : 0;
 		summary->distinct = distinct;
-		summary->sorted = head->descents == 0;
+		summary->sorted = sorted;
+		summary->complete = head->uncounted == 0;
 	}
 }
 
@@ -382,9 +389,22 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
  * keys'), a warp stops voting after a vote that did not find one value
  * and tries again every RADIX_HIST_VOTE_RETRY-th round, so that keys of
  * many values pay for few votes (radix_config.cuh).
+ *
+ * LAZY (a first read of a plan with places, of fewer than
+ * RADIX_LAZY_COUNT_MAX_N keys; its own instance, which costs registers):
+ * a thread counts nothing until its own keys
+ * show a descent, since keys in order need no counts.  At the end, a block
+ * whose keys show a descent counts what its threads passed over (read
+ * again, from the cache at these sizes); a block whose keys show none
+ * notes in the head that it left keys uncounted.  Such keys are in order
+ * -- the summary says so -- or, where another block found a descent, the
+ * summary says that not every key was counted, and the sort plans from
+ * the key range and counts again (onesweep_look_t).  A block does not wait
+ * to learn what the others found: keys of many values descend in every
+ * block, and keys in order but for a few descents pay one more read.
  */
 template <typename K, int UNROLL = radix_hist_unroll<K>,
-		  int VOTE = radix_hist_vote<K>>
+		  int VOTE = radix_hist_vote<K>, bool LAZY = false>
 __global__ void __launch_bounds__(RADIX_HIST_THREADS)
 histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 				 uint32_t *__restrict__ hist, first_read_head *head)
@@ -438,6 +458,12 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	bool		voting = may_vote;
 	unsigned	round = 0;
 
+	/* lazy: this thread counts once its keys descend; the rounds and vectors it passed over */
+	const bool	lazy = LAZY && head != NULL && plan.passes > 0;
+	bool		counting = !lazy;
+	unsigned	passed_rounds = 0,
+				passed_vecs = 0;
+
 	/* UNROLL vectors of keys in flight per thread, then their counts */
 	for (; v + (UNROLL - 1) * stride < nvec; v += UNROLL * stride, round++)
 	{
@@ -450,6 +476,19 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 #pragma unroll
 			for (int r = 0; r < UNROLL; r++)
 				descends |= vector_descends(u[r], keys, v + r * stride, n);
+		if (!counting && !(counting = descends))
+		{
+#pragma unroll
+			for (int r = 0; r < UNROLL; r++)
+#pragma unroll
+				for (int j = 0; j < PER_VEC; j++)
+				{
+					lo = min(lo, u[r].k[j]);
+					hi = max(hi, u[r].k[j]);
+				}
+			passed_rounds++;
+			continue;
+		}
 		if (may_vote && (VOTE == RADIX_HIST_VOTE_ALWAYS ||
 						 (voting || round % RADIX_HIST_VOTE_RETRY == 0)))
 			voting = histogram_count_vectors<K, UNROLL, true>(sh, u, kmin, plan, &lo, &hi);
@@ -467,6 +506,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	 */
 	const bool	vote = may_vote &&
 		(sizeof(K) == 8 ? nvec <= stride : nvec <= (size_t) UNROLL * stride);
+	const size_t vec_first = v;
 
 	for (; v < nvec; v += stride)
 	{
@@ -475,6 +515,17 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		u.vec = __ldg(vecs + v);
 		if (head)
 			descends |= vector_descends(u, keys, v, n);
+		if (!counting && !(counting = descends))
+		{
+#pragma unroll
+			for (int j = 0; j < PER_VEC; j++)
+			{
+				lo = min(lo, u.k[j]);
+				hi = max(hi, u.k[j]);
+			}
+			passed_vecs++;
+			continue;
+		}
 		if (vote)
 			histogram_count_vectors<K, 1, true>(sh, &u, kmin, plan, &lo, &hi);
 		else
@@ -491,9 +542,40 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		histogram_count(sh, k, kmin, plan, 1u);
 	}
 
+	if (lazy)
+	{
+		/*
+		 * the keys passed over: counted where the block's keys descend (and
+		 * the descent announced by one thread), else noted in the head
+		 */
+		if (__syncthreads_or(descends))
+		{
+			for (unsigned j = 0; j < passed_rounds; j++)
+			{
+				const size_t w = first + (size_t) j * UNROLL * stride;
+				vec_keys<K>	u[UNROLL];
+
+#pragma unroll
+				for (int r = 0; r < UNROLL; r++)
+					u[r].vec = __ldg(vecs + w + r * stride);
+				histogram_count_vectors<K, UNROLL, false>(sh, u, kmin, plan, &lo, &hi);
+			}
+			for (unsigned j = 0; j < passed_vecs; j++)
+			{
+				vec_keys<K>	u;
+
+				u.vec = __ldg(vecs + vec_first + (size_t) j * stride);
+				histogram_count_vectors<K, 1, false>(sh, &u, kmin, plan, &lo, &hi);
+			}
+			if (threadIdx.x == 0)
+				atomicOr(&head->descents, 1u);
+		}
+		else if (__syncthreads_or((passed_rounds | passed_vecs) != 0) && threadIdx.x == 0)
+			atomicOr(&head->uncounted, 1u);
+	}
 	if (head)
 	{
-		if (__any_sync(0xffffffffu, descends) && (threadIdx.x & 31) == 0)
+		if (!lazy && __any_sync(0xffffffffu, descends) && (threadIdx.x & 31) == 0)
 			atomicOr(&head->descents, 1u);
 		/* range[0] holds the complement of the minimum, so that zero presets both */
 		warp_reduce_range(&lo, &hi);

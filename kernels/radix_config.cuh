@@ -136,5 +136,15 @@ typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8,
 #define RADIX_HIST_VOTE_RETRY		8
 #define RADIX_HIST_VOTE_32			RADIX_HIST_VOTE_ALWAYS
 #define RADIX_HIST_VOTE_64			RADIX_HIST_VOTE_ADAPTIVE
+/*
+ * A first read of fewer keys than this counts lazily: a thread counts once
+ * its keys descend, and a block counts what it passed over at its end, so
+ * that keys in order cost about a range read (histogram_kernel).  Up to
+ * here the keys a block reads again are in the L2 cache, and where the
+ * counts stay partial (keys in order but for descents that some blocks
+ * did not see) the sort's plan over key - min reads the keys once more,
+ * with no second wait (onesweep_plan_from_look).
+ */
+#define RADIX_LAZY_COUNT_MAX_N		((size_t) 1 << 24)
 
 #endif

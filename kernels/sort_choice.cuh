@@ -143,8 +143,7 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 	const first_read_summary *s;
 	int			most = 0;		/* most distinct digits of one 8-bit place */
 
-	if ((st = onesweep_count_t<K>(keys, n, temp, 0, limit)) != GPUSORT_OK ||
-		(st = onesweep_first_read_wait(0, &s)) != GPUSORT_OK)
+	if ((st = onesweep_look_t<K>(keys, n, temp, 0, limit, &s)) != GPUSORT_OK)
 		return st;
 	look->counted = true;
 	look->summary = *s;

@@ -476,6 +476,62 @@ run_ordered_choice_case(size_t n, int order, uint64_t *rng)
 	free(keys);
 }
 
+/*
+ * Keys in order but for one descent (where: 0 the first pair swapped, 1 a
+ * pair in the middle, 2 the smallest key last), nwords words, distinct:
+ * the first read's lazy count passes over keys in order and must count
+ * them after all (its blocks', or the host's read again, onesweep_look_t).
+ * Sorted by alg; the permutation is known.
+ */
+static void
+run_late_descent_case(size_t n, int nwords, int where, gpusort_algorithm alg)
+{
+	uint32_t   *w = malloc(nwords * n * sizeof(uint32_t)),
+			   *perm = malloc(n * sizeof(uint32_t)),
+			   *want = malloc(n * sizeof(uint32_t));
+	const uint32_t *cols[TEST_MAX_WORDS];
+	gpusort_timing timing;
+	gpusort_status st;
+	const size_t p = where == 0 ? 0 : n / 2;
+	size_t		bad = n;
+
+	if (!w || !perm || !want)
+	{
+		CHECK(0, "late descent n=%zu: out of host memory", n);
+		free(w);
+		free(perm);
+		free(want);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		/* key i + 1 (64-bit: its high and low halves over the words), in row order */
+		const uint64_t k = where == 2 ? (i + 1 < n ? i + 1 : 0) : i + 1;
+		size_t		row = i;
+
+		if (where < 2 && (i == p || i == p + 1))
+			row = i == p ? p + 1 : p;	/* the pair swapped */
+		w[row] = nwords == 1 ? (uint32_t) k : (uint32_t) (k >> 20);
+		if (nwords == 2)
+			w[n + row] = (uint32_t) (k << 12);
+		perm[i] = POISON;
+	}
+	for (size_t i = 0; i < n; i++)
+		want[i] = where == 2 ? (uint32_t) (i == 0 ? n - 1 : i - 1)
+			: (uint32_t) (i == p ? p + 1 : i == p + 1 ? p : i);
+	st = job_sort(n, nwords, test_word_columns(w, nwords, n, cols), alg, perm, NULL, &timing,
+				  NULL);
+	check_status(st, "late descent sort");
+	for (size_t i = 0; st == GPUSORT_OK && i < n && bad == n; i++)
+		if (perm[i] != want[i])
+			bad = i;
+	CHECK(st != GPUSORT_OK || bad == n, "late descent n=%zu nwords=%d where %d (%s): wrong row at %zu",
+		  n, nwords, where, gpusort_algorithm_name(timing.algorithm), bad);
+	free(w);
+	free(perm);
+	free(want);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -583,6 +639,26 @@ main(int argc, char **argv)
 					run_ordered_choice_case(ordered_n[s], order, &rng);
 		if (ran)
 			printf("auto on 64-bit keys in order: %s\n", failures == before ? "ok" : "FAILED");
+	}
+
+	{
+		/* keys in order but for one descent: the first read's lazy count */
+		const size_t late_n[] = {4097, 100003, 1u << 20, 3000017};
+		int			before = failures,
+					ran = 0;
+
+		for (size_t s = 0; s < sizeof(late_n) / sizeof(late_n[0]); s++)
+			for (int nwords = 1; nwords <= 2; nwords++)
+				for (int where = 0; where < 3; where++)
+					for (int a = GPUSORT_ALGO_AUTO; a <= GPUSORT_ALGO_QUICKSORT; a++)
+						if (late_n[s] <= max_n && late_n[s] >= min_n &&
+							(!only_words || nwords == only_words))
+						{
+							run_late_descent_case(late_n[s], nwords, where, (gpusort_algorithm) a);
+							ran++;
+						}
+		if (ran)
+			printf("keys in order but for one descent: %s\n", failures == before ? "ok" : "FAILED");
 	}
 
 	check_status(gpusort_device_memory(&free1, &total), "memory info");
