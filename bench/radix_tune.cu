@@ -27,10 +27,17 @@
  *                       look's time
  *   radix_tune n once [distribution]  one sort by the project's policies
  *                       and one by CUB, untimed, for a profiler
- * Every policy's output is compared with CUB's (keys and, both sorts being
- * stable, payloads); the exit status is 1 if any differed.
+ *   radix_tune n place  tile shapes again, both key widths
+ * Every section of a policy mode times the project's policies ("N, W")
+ * first and last, and between them the pairs it tries, each spelt out
+ * with every parameter of its P(...) (N or W where a pair keeps the
+ * project's narrow or wide policy).  Every policy's output is compared
+ * with CUB's (keys and, both sorts being stable, payloads); the exit
+ * status is 1 if any differed.
  */
 #include <algorithm>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include <stdio.h>
@@ -221,15 +228,81 @@ sweep_section(bufs<K> &b, int dist, const char *policies)
 #define OR RANK_ATOMIC_OR
 #define ANY RANK_MATCH_ANY
 #define BAL RANK_BALLOTS
-#define TRY(...) try_policy<onesweep_policies<__VA_ARGS__>, K>(b, #__VA_ARGS__)
 
-/* The buffers for n keys, with scratch enough for any policy a mode tries. */
-template <typename K>
-static void
-bufs_alloc_for_policies(bufs<K> &b, size_t n)
+/* A policy as the P(...) of this file spells it, every parameter given. */
+template <typename POL>
+static std::string
+policy_name(void)
 {
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	static const char *const ranks[] = {"ANY", "BAL", "OR"};
+	char		buf[160];
+
+	snprintf(buf, sizeof(buf), "P(%d, %d, %d, %d, %s, %s, %s, %s, %s)", POL::THREADS, POL::ITEMS,
+			 POL::BITS, POL::MIN_BLOCKS, POL::EARLY_COUNTS ? "true" : "false", ranks[POL::RANK],
+			 POL::ASYNC_VALS ? "true" : "false", POL::LEADER_CLEARS ? "true" : "false",
+			 POL::WARP_STARTS_FIRST ? "true" : "false");
+	return buf;
 }
+
+/* A pair of policies; N and W where they are the project's (PROJECT). */
+template <typename POLS, typename PROJECT>
+static std::string
+policies_name(void)
+{
+	return (std::is_same<typename POLS::narrow, typename PROJECT::narrow>::value
+			? std::string("N") : policy_name<typename POLS::narrow>()) + ", " +
+		(std::is_same<typename POLS::wide, typename PROJECT::wide>::value
+		 ? std::string("W") : policy_name<typename POLS::wide>());
+}
+
+/* The pairs of policies (onesweep_policies) a section tries. */
+template <typename... POLS>
+struct tried
+{
+};
+
+/* Narrow policies beside PROJECT's wide one, and wide ones beside its narrow one. */
+template <typename PROJECT, typename... NARROW>
+using with_narrow = tried<onesweep_policies<NARROW, typename PROJECT::wide>...>;
+template <typename PROJECT, typename... WIDE>
+using with_wide = tried<onesweep_policies<typename PROJECT::narrow, WIDE>...>;
+
+/* The project's policies (PROJECT), each pair of POLS, and the project's again (drift shows). */
+template <typename K, typename PROJECT, typename... POLS>
+static void
+try_all(bufs<K> &b, tried<POLS...>)
+{
+	try_policy<PROJECT, K>(b, "N, W");
+	(try_policy<POLS, K>(b, policies_name<POLS, PROJECT>().c_str()), ...);
+	try_policy<PROJECT, K>(b, "N, W");
+}
+
+/* A sweep's section: its heading, the keys of dist, CUB's line, then try_all. */
+template <typename K, typename PROJECT, typename... POLS>
+static void
+run_section(bufs<K> &b, int dist, const char *heading, tried<POLS...> t)
+{
+	sweep_section(b, dist, heading);
+	try_all<K, PROJECT>(b, t);
+}
+
+/* The buffers of a policy mode for n keys, with scratch enough for any policy it tries. */
+template <typename K>
+struct policy_bufs : bufs<K>
+{
+	explicit policy_bufs(size_t n)
+	{
+		bufs_alloc(*this, n, onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2);
+	}
+	~policy_bufs()
+	{
+		bufs_free(*this);
+	}
+};
+
+/* The project's policies, the first and last of every section. */
+typedef onesweep_policies_u32 U32;
+typedef onesweep_policies_u64 U64;
 
 /* A mode's run on 32-bit keys, then 64-bit keys; the exit status. */
 static int
@@ -241,13 +314,17 @@ run_both_widths(void (*run32) (size_t), void (*run64) (size_t), size_t n)
 	return failures ? 1 : 0;
 }
 
+/*
+ * The default mode: uniform and banded 20-bit keys, the histogram read
+ * alone (other grids and unrolls too), then the project's policies, the
+ * compact ones and others.
+ */
 template <typename K>
 static void
 run(size_t n)
 {
-	bufs<K>		b;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
 	for (int dist : {DIST_UNIFORM, DIST_BANDED20})
 	{
 		printf("%d-bit keys, n=%zu, %s\n", (int) sizeof(K) * 8, n, test_distribution_names[dist]);
@@ -270,141 +347,87 @@ run(size_t n)
 					   time_histogram<K, 4>(b, plan, range, bps));
 			cudaFree(range);
 		}
-		/* first the project's policies, then last session's, the compact ones, and others */
-		if (sizeof(K) == 4)
-		{
-			TRY(P(384, 24, 8, 2, true, OR, true), P(1024, 16, 10, 1, false, OR));
-			TRY(P(384, 16, 8, 2), P(512, 24, 10));
-			TRY(P(256, 16, 8, 1), P(256, 16, 10, 1));
-			TRY(P(384, 20, 8, 2, true, OR, true), P(1024, 16, 10, 1, true, OR));
-			TRY(P(384, 20, 8, 2, true, OR), P(1024, 12, 10, 1, false, OR));
-			TRY(P(384, 20, 8, 2, false, OR), P(512, 24, 10, 1, false, OR));
-		}
+		if constexpr (sizeof(K) == 4)
+			try_all<K, U32>(b, tried<onesweep_policies_compact_u32,
+							onesweep_policies<P(384, 16, 8, 2), P(512, 24, 10)>,
+							onesweep_policies<P(384, 20, 8, 2, true, OR, true), P(1024, 16, 10, 1, true, OR)>,
+							onesweep_policies<P(384, 20, 8, 2, false, OR), P(512, 24, 10, 1, false, OR)>>());
 		else
-		{
-			TRY(P(256, 24, 8, 2, true, OR, true), P(512, 24, 10, 1, false, OR, true));
-			TRY(P(384, 16, 8, 2), P(384, 24, 10));
-			TRY(P(256, 8, 8, 1), P(256, 8, 10, 1));
-			TRY(P(256, 24, 8, 2, true, OR), P(512, 24, 10, 1, false, OR));
-		}
+			try_all<K, U64>(b, tried<onesweep_policies_compact_u64,
+							onesweep_policies<P(384, 16, 8, 2), P(384, 24, 10)>,
+							onesweep_policies<P(256, 24, 8, 2, true, OR), P(512, 24, 10, 1, false, OR)>>());
 	}
-	bufs_free(b);
 }
 
 /*
  * More tile shapes for 32-bit keys (`radix_tune N sweep`): narrow policies
  * on uniform keys (four 8-bit passes), wide ones on banded 20-bit keys (two
- * 10-bit passes); the project's policies first.
+ * 10-bit passes).
  */
 static void
 run_sweep_32(size_t n)
 {
 	typedef uint32_t K;
-	bufs<K>		b;
-	typedef P(1024, 16, 10, 1, false, OR) W;
-	typedef P(384, 24, 8, 2, true, OR, true) N;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
-	sweep_section(b, DIST_UNIFORM, "narrow policies");
-	TRY(P(384, 24, 8, 2, true, OR, true), W);
-	TRY(P(512, 18, 8, 2, true, OR, true), W);
-	TRY(P(256, 36, 8, 2, true, OR, true), W);
-	TRY(P(384, 24, 8, 2, true, ANY, true), W);
-	TRY(P(384, 32, 8, 2, true, OR, false), W);
-	TRY(P(512, 24, 8, 2, true, OR, false), W);
-	TRY(P(256, 40, 8, 2, true, OR, false), W);
-	TRY(P(384, 28, 8, 1, true, OR, true), W);
-	TRY(P(384, 24, 8, 2, true, OR, true), W);
-	sweep_section(b, DIST_BANDED20, "wide policies");
-	TRY(N, P(1024, 16, 10, 1, false, OR));
-	TRY(N, P(512, 32, 10, 1, false, OR));
-	TRY(N, P(768, 20, 10, 1, false, OR));
-	TRY(N, P(512, 28, 10, 1, true, OR));
-	TRY(N, P(640, 24, 10, 1, false, OR));
-	TRY(N, P(1024, 16, 10, 1, false, OR));
-	bufs_free(b);
+	run_section<K, U32>(b, DIST_UNIFORM, "narrow policies", with_narrow<U32,
+						P(512, 18, 8, 2, true, OR, true), P(256, 36, 8, 2, true, OR, true),
+						P(384, 24, 8, 2, true, ANY, true), P(384, 32, 8, 2, true, OR, false),
+						P(512, 24, 8, 2, true, OR, false), P(256, 40, 8, 2, true, OR, false),
+						P(384, 28, 8, 1, true, OR, true)>());
+	run_section<K, U32>(b, DIST_BANDED20, "wide policies", with_wide<U32,
+						P(1024, 16, 10, 1, false, OR), P(512, 32, 10, 1, false, OR),
+						P(768, 20, 10, 1, false, OR), P(512, 28, 10, 1, true, OR),
+						P(640, 24, 10, 1, false, OR)>());
 }
 
 /*
  * Narrow policies with more resident blocks per multiprocessor, on uniform
- * 32-bit keys (`radix_tune N blocks`); the project's policy first and last.
+ * 32-bit keys (`radix_tune N blocks`).
  */
 static void
 run_blocks_32(size_t n)
 {
 	typedef uint32_t K;
-	bufs<K>		b;
-	typedef P(1024, 16, 10, 1, false, OR) W;
-	typedef P(384, 24, 8, 2, true, OR, true) N;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
-	sweep_section(b, DIST_UNIFORM, "narrow policies, 2 to 4 blocks per SM");
-	TRY(N, W);
-	TRY(P(384, 16, 8, 3, true, OR, false), W);
-	TRY(P(384, 17, 8, 3, true, OR, false), W);
-	TRY(P(384, 20, 8, 3, true, OR, false), W);
-	TRY(P(256, 24, 8, 3, true, OR, false), W);
-	TRY(P(256, 24, 8, 3, true, OR, true), W);
-	TRY(P(256, 20, 8, 4, true, OR, false), W);
-	TRY(P(320, 20, 8, 3, true, OR, false), W);
-	TRY(P(512, 16, 8, 2, true, OR, false), W);
-	TRY(P(384, 17, 8, 2, true, OR, true), W);
-	TRY(N, W);
-	bufs_free(b);
+	run_section<K, U32>(b, DIST_UNIFORM, "narrow policies, 2 to 4 blocks per SM", with_narrow<U32,
+						P(384, 16, 8, 3, true, OR, false), P(384, 17, 8, 3, true, OR, false),
+						P(384, 20, 8, 3, true, OR, false), P(256, 24, 8, 3, true, OR, false),
+						P(256, 24, 8, 3, true, OR, true), P(256, 20, 8, 4, true, OR, false),
+						P(320, 20, 8, 3, true, OR, false), P(512, 16, 8, 2, true, OR, false),
+						P(384, 17, 8, 2, true, OR, true)>());
 }
 
 /*
  * Digit counts published before the ranking (EARLY_COUNTS: a shared
  * histogram of the tile first) against counts after it, both key widths
  * (`radix_tune N early`): narrow policies on uniform keys, wide ones on
- * banded 20-bit keys; the project's policies first and last.
+ * banded 20-bit keys.
  */
 template <typename K>
 static void
 run_early(size_t n)
 {
-	bufs<K>		b;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
-	if (sizeof(K) == 4)
+	if constexpr (sizeof(K) == 4)
 	{
-		typedef onesweep_policies_u32::narrow N;
-		typedef onesweep_policies_u32::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies");
-		TRY(N, W);
-		TRY(P(384, 24, 8, 2, false, OR, true), W);
-		TRY(P(384, 20, 8, 2, true, OR, true), W);
-		TRY(P(384, 16, 8, 2, true, OR, true), W);
-		TRY(P(256, 24, 8, 2, true, OR, true), W);
-		TRY(P(512, 16, 8, 2, true, OR, true), W);
-		TRY(P(384, 18, 8, 2, true, OR, false), W);
-		TRY(N, W);
-		sweep_section(b, DIST_BANDED20, "wide policies");
-		TRY(N, W);
-		TRY(N, P(1024, 16, 10, 1, true, OR));
-		TRY(N, P(1024, 16, 10, 1, false, OR));
-		TRY(N, P(768, 20, 10, 1, true, OR));
-		TRY(N, P(512, 32, 10, 1, true, OR));
-		TRY(N, W);
+		run_section<K, U32>(b, DIST_UNIFORM, "narrow policies", with_narrow<U32,
+							P(384, 24, 8, 2, false, OR, true), P(384, 20, 8, 2, true, OR, true),
+							P(384, 16, 8, 2, true, OR, true), P(256, 24, 8, 2, true, OR, true),
+							P(512, 16, 8, 2, true, OR, true), P(384, 18, 8, 2, true, OR, false)>());
+		run_section<K, U32>(b, DIST_BANDED20, "wide policies", with_wide<U32,
+							P(1024, 16, 10, 1, true, OR), P(1024, 16, 10, 1, false, OR),
+							P(768, 20, 10, 1, true, OR), P(512, 32, 10, 1, true, OR)>());
 	}
 	else
 	{
-		typedef onesweep_policies_u64::narrow N;
-		typedef onesweep_policies_u64::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies");
-		TRY(N, W);
-		TRY(P(256, 24, 8, 2, false, OR, true), W);
-		TRY(P(256, 20, 8, 2, true, OR, true), W);
-		TRY(N, W);
-		sweep_section(b, DIST_BANDED20, "wide policies");
-		TRY(N, W);
-		TRY(N, P(512, 24, 10, 1, true, OR, true));
-		TRY(N, P(512, 24, 10, 1, false, OR, true));
-		TRY(N, W);
+		run_section<K, U64>(b, DIST_UNIFORM, "narrow policies", with_narrow<U64,
+							P(256, 24, 8, 2, false, OR, true), P(256, 20, 8, 2, true, OR, true)>());
+		run_section<K, U64>(b, DIST_BANDED20, "wide policies", with_wide<U64,
+							P(512, 24, 10, 1, true, OR, true), P(512, 24, 10, 1, false, OR, true)>());
 	}
-	bufs_free(b);
 }
 
 /*
@@ -412,242 +435,148 @@ run_early(size_t n)
  * (WARP_STARTS_FIRST, CUB's order) against the block's early counts and a
  * per-key read of the warp's start after it, both key widths (`radix_tune
  * N starts`): narrow policies on uniform keys, wide ones on banded 20-bit
- * keys; the project's policies first and last.
+ * keys.
  */
 template <typename K>
 static void
 run_starts(size_t n)
 {
-	bufs<K>		b;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
-	if (sizeof(K) == 4)
+	if constexpr (sizeof(K) == 4)
 	{
-		typedef onesweep_policies_u32::narrow N;
-		typedef onesweep_policies_u32::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies, warp starts first or not");
-		TRY(N, W);
-		TRY(P(384, 24, 8, 2, true, OR, true, false, true), W);
-		TRY(P(384, 24, 8, 2, true, OR, true, true, true), W);
-		TRY(P(384, 20, 8, 2, true, OR, true, false, true), W);
-		TRY(P(256, 24, 8, 2, true, OR, true, false, true), W);
-		TRY(P(512, 18, 8, 2, true, OR, true, false, true), W);
-		TRY(N, W);
-		sweep_section(b, DIST_BANDED20, "wide policies, warp starts first or not");
-		TRY(N, W);
-		TRY(N, P(512, 32, 10, 1, true, OR, false, true, true));
-		TRY(N, P(512, 32, 10, 1, true, OR, false, true));
-		TRY(N, W);
+		run_section<K, U32>(b, DIST_UNIFORM, "narrow policies, warp starts first or not", with_narrow<U32,
+							P(384, 24, 8, 2, true, OR, true), P(384, 24, 8, 2, true, OR, true, false, true),
+							P(384, 20, 8, 2, true, OR, true, true, true),
+							P(256, 24, 8, 2, true, OR, true, true, true),
+							P(512, 18, 8, 2, true, OR, true, true, true)>());
+		run_section<K, U32>(b, DIST_BANDED20, "wide policies, warp starts first or not", with_wide<U32,
+							P(512, 32, 10, 1, true, OR, false, true, true),
+							P(512, 32, 10, 1, true, OR, false, true)>());
 	}
 	else
 	{
-		typedef onesweep_policies_u64::narrow N;
-		typedef onesweep_policies_u64::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies, warp starts first or not");
-		TRY(N, W);
-		TRY(P(256, 24, 8, 2, true, OR, true, false, true), W);
-		TRY(P(256, 24, 8, 2, true, OR, true, true, true), W);
-		TRY(P(256, 20, 8, 2, true, OR, true, false, true), W);
-		TRY(N, W);
-		sweep_section(b, DIST_BANDED20, "wide policies, warp starts first or not");
-		TRY(N, W);
-		TRY(N, P(512, 24, 10, 1, true, OR, true, true, true));
-		TRY(N, W);
+		run_section<K, U64>(b, DIST_UNIFORM, "narrow policies, warp starts first or not", with_narrow<U64,
+							P(256, 24, 8, 2, true, OR, true, false, true),
+							P(256, 24, 8, 2, true, OR, true, true, true),
+							P(256, 20, 8, 2, true, OR, true, false, true)>());
+		run_section<K, U64>(b, DIST_BANDED20, "wide policies, warp starts first or not", with_wide<U64,
+							P(512, 24, 10, 1, true, OR, true, true, true)>());
 	}
-	bufs_free(b);
 }
 
 /*
  * Wide (10-bit) policies that leave room for two blocks per SM,
  * on banded 20-bit keys (two 10-bit passes), both key widths (`radix_tune
- * N wide`); the project's policies first and last.
+ * N wide`).
  */
 template <typename K>
 static void
 run_wide(size_t n)
 {
-	bufs<K>		b;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
-	if (sizeof(K) == 4)
-	{
-		typedef onesweep_policies_u32::narrow N;
-		typedef onesweep_policies_u32::wide W;
-
-		sweep_section(b, DIST_BANDED20, "wide policies, 1 or 2 blocks per SM");
-		TRY(N, W);
-		TRY(N, P(512, 16, 10, 2, false, OR, false));
-		TRY(N, P(512, 16, 10, 2, true, OR, false));
-		TRY(N, P(512, 16, 10, 2, false, BAL, true));
-		TRY(N, P(512, 16, 10, 2, true, BAL, true));
-		TRY(N, P(256, 32, 10, 2, true, BAL, true));
-		TRY(N, P(384, 20, 10, 2, true, OR, false));
-		TRY(N, W);
-	}
+	if constexpr (sizeof(K) == 4)
+		run_section<K, U32>(b, DIST_BANDED20, "wide policies, 1 or 2 blocks per SM", with_wide<U32,
+							P(512, 16, 10, 2, false, OR, false), P(512, 16, 10, 2, true, OR, false),
+							P(512, 16, 10, 2, false, BAL, true), P(512, 16, 10, 2, true, BAL, true),
+							P(256, 32, 10, 2, true, BAL, true), P(384, 20, 10, 2, true, OR, false)>());
 	else
-	{
-		typedef onesweep_policies_u64::narrow N;
-		typedef onesweep_policies_u64::wide W;
-
-		sweep_section(b, DIST_BANDED20, "wide policies, 1 or 2 blocks per SM");
-		TRY(N, W);
-		TRY(N, P(384, 16, 10, 2, true, BAL, true));
-		TRY(N, P(256, 24, 10, 2, true, BAL, true));
-		TRY(N, P(256, 24, 10, 2, false, OR, false));
-		TRY(N, P(512, 24, 10, 1, false, BAL, true));
-		TRY(N, P(512, 24, 10, 1, true, OR, true));
-		TRY(N, W);
-	}
-	bufs_free(b);
+		run_section<K, U64>(b, DIST_BANDED20, "wide policies, 1 or 2 blocks per SM", with_wide<U64,
+							P(384, 16, 10, 2, true, BAL, true), P(256, 24, 10, 2, true, BAL, true),
+							P(256, 24, 10, 2, false, OR, false), P(512, 24, 10, 1, false, BAL, true),
+							P(512, 24, 10, 1, true, OR, true)>());
 }
 
 /*
  * The match word of a digit cleared by its leader lane alone or by every
  * lane of the digit (LEADER_CLEARS), on the narrow policies (uniform keys)
  * and the wide ones (banded 20-bit keys), both key widths (`radix_tune N
- * leader`); the project's policies first and last.
+ * leader`).
  */
 template <typename K>
 static void
 run_leader(size_t n)
 {
-	bufs<K>		b;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
-	if (sizeof(K) == 4)
+	if constexpr (sizeof(K) == 4)
 	{
-		typedef onesweep_policies_u32::narrow N;
-		typedef onesweep_policies_u32::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies, every lane or the leader clears");
-		TRY(N, W);
-		TRY(P(384, 24, 8, 2, true, OR, true, true), W);
-		TRY(N, W);
-		sweep_section(b, DIST_BANDED20, "wide policies, every lane or the leader clears");
-		TRY(N, W);
-		TRY(N, P(1024, 16, 10, 1, false, OR, false, false));
-		TRY(N, W);
+		run_section<K, U32>(b, DIST_UNIFORM, "narrow policies, every lane or the leader clears",
+							with_narrow<U32, P(384, 24, 8, 2, true, OR, true, false, true),
+							P(384, 24, 8, 2, true, OR, true, true)>());
+		run_section<K, U32>(b, DIST_BANDED20, "wide policies, every lane or the leader clears",
+							with_wide<U32, P(1024, 20, 10, 1, false, OR, false, false)>());
 	}
 	else
 	{
-		typedef onesweep_policies_u64::narrow N;
-		typedef onesweep_policies_u64::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies, every lane or the leader clears");
-		TRY(N, W);
-		TRY(P(256, 24, 8, 2, true, OR, true, true), W);
-		TRY(N, W);
-		sweep_section(b, DIST_BANDED20, "wide policies, every lane or the leader clears");
-		TRY(N, W);
-		TRY(N, P(512, 24, 10, 1, false, OR, true, false));
-		TRY(N, W);
+		run_section<K, U64>(b, DIST_UNIFORM, "narrow policies, every lane or the leader clears",
+							with_narrow<U64, P(256, 24, 8, 2, true, OR, true, true)>());
+		run_section<K, U64>(b, DIST_BANDED20, "wide policies, every lane or the leader clears",
+							with_wide<U64, P(512, 24, 10, 1, false, OR, true, false)>());
 	}
-	bufs_free(b);
 }
 
 /*
  * Narrow policies ranking by ballots (one a digit bit, no shared memory)
  * against the atomic OR of lane bits into shared match words, on uniform
- * keys, both key widths (`radix_tune N ballots`); the project's policies
- * first and last.
+ * keys, both key widths (`radix_tune N ballots`).
  */
 template <typename K>
 static void
 run_ballots(size_t n)
 {
-	bufs<K>		b;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
-	if (sizeof(K) == 4)
-	{
-		typedef onesweep_policies_u32::narrow N;
-		typedef onesweep_policies_u32::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies, ballots or atomic OR");
-		TRY(N, W);
-		TRY(P(384, 24, 8, 2, true, BAL, true), W);
-		TRY(P(384, 20, 8, 2, true, BAL, true), W);
-		TRY(P(384, 22, 8, 2, true, BAL, true), W);
-		TRY(P(384, 24, 8, 2, true, BAL, false), W);
-		TRY(N, W);
-	}
+	if constexpr (sizeof(K) == 4)
+		run_section<K, U32>(b, DIST_UNIFORM, "narrow policies, ballots or atomic OR", with_narrow<U32,
+							P(384, 24, 8, 2, true, BAL, true), P(384, 20, 8, 2, true, BAL, true),
+							P(384, 22, 8, 2, true, BAL, true), P(384, 24, 8, 2, true, BAL, false)>());
 	else
-	{
-		typedef onesweep_policies_u64::narrow N;
-		typedef onesweep_policies_u64::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies, ballots or atomic OR");
-		TRY(N, W);
-		TRY(P(256, 24, 8, 2, true, BAL, true), W);
-		TRY(P(256, 20, 8, 2, true, BAL, true), W);
-		TRY(P(384, 16, 8, 2, true, BAL, true), W);
-		TRY(N, W);
-	}
-	bufs_free(b);
+		run_section<K, U64>(b, DIST_UNIFORM, "narrow policies, ballots or atomic OR", with_narrow<U64,
+							P(256, 24, 8, 2, true, BAL, true), P(256, 20, 8, 2, true, BAL, true),
+							P(384, 16, 8, 2, true, BAL, true)>());
 }
 
 /*
  * Tile shapes again after a key's tile place became one shared read
  * (e58f67e), which moved the per-key shared-memory cost the shapes were
  * tuned against (`radix_tune N place`): narrow policies on uniform keys,
- * wide ones on banded 20-bit keys, both key widths; the project's policies
- * first and last (bench/results/radix_place-h100.txt; shapes whose shared
- * memory no block may have, as 1024 x 24 wide 32-bit, are left out: their
- * launch fails and ends the run).
+ * wide ones on banded 20-bit keys, both key widths
+ * (bench/results/radix_place-h100.txt; shapes whose shared memory no block
+ * may have, as 1024 x 24 wide 32-bit, are left out: their launch fails and
+ * ends the run).
  */
 template <typename K>
 static void
 run_place(size_t n)
 {
-	bufs<K>		b;
+	policy_bufs<K> b(n);
 
-	bufs_alloc_for_policies(b, n);
-	if (sizeof(K) == 4)
+	if constexpr (sizeof(K) == 4)
 	{
-		typedef onesweep_policies_u32::narrow N;
-		typedef onesweep_policies_u32::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies");
-		TRY(N, W);
-		TRY(P(384, 24, 8, 2, true, OR, true, true), W);
-		TRY(P(384, 20, 8, 2, true, OR, true), W);
-		TRY(P(384, 28, 8, 2, true, OR, true), W);
-		TRY(P(512, 18, 8, 2, true, OR, true), W);
-		TRY(P(256, 36, 8, 2, true, OR, true), W);
-		TRY(P(256, 24, 8, 3, true, OR, true), W);
-		TRY(N, W);
-		sweep_section(b, DIST_BANDED20, "wide policies");
-		TRY(N, W);
-		TRY(N, P(1024, 16, 10, 1, false, OR, false, true));
-		TRY(N, P(1024, 12, 10, 1, false, OR, false, true));
-		TRY(N, P(1024, 18, 10, 1, false, OR, false, true));
-		TRY(N, P(1024, 20, 10, 1, false, OR, false, true));
-		TRY(N, P(1024, 22, 10, 1, false, OR, false, true));
-		TRY(N, P(768, 20, 10, 1, false, OR, false, true));
-		TRY(N, P(768, 28, 10, 1, false, OR, false, true));
-		TRY(N, W);
+		run_section<K, U32>(b, DIST_UNIFORM, "narrow policies", with_narrow<U32,
+							P(384, 24, 8, 2, true, OR, true, true), P(384, 20, 8, 2, true, OR, true),
+							P(384, 28, 8, 2, true, OR, true), P(512, 18, 8, 2, true, OR, true),
+							P(256, 36, 8, 2, true, OR, true), P(256, 24, 8, 3, true, OR, true)>());
+		run_section<K, U32>(b, DIST_BANDED20, "wide policies", with_wide<U32,
+							P(1024, 16, 10, 1, false, OR, false, true),
+							P(1024, 12, 10, 1, false, OR, false, true),
+							P(1024, 18, 10, 1, false, OR, false, true),
+							P(1024, 22, 10, 1, false, OR, false, true),
+							P(768, 20, 10, 1, false, OR, false, true),
+							P(768, 28, 10, 1, false, OR, false, true)>());
 	}
 	else
 	{
-		typedef onesweep_policies_u64::narrow N;
-		typedef onesweep_policies_u64::wide W;
-
-		sweep_section(b, DIST_UNIFORM, "narrow policies");
-		TRY(N, W);
-		TRY(P(256, 20, 8, 2, true, OR, true), W);
-		TRY(P(256, 28, 8, 2, true, OR, true), W);
-		TRY(P(384, 16, 8, 2, true, OR, true), W);
-		TRY(N, W);
-		sweep_section(b, DIST_BANDED20, "wide policies");
-		TRY(N, W);
-		TRY(N, P(512, 20, 10, 1, false, OR, true, true));
-		TRY(N, P(512, 16, 10, 1, false, OR, true, true));
-		TRY(N, P(512, 24, 10, 1, false, OR, false, true));
-		TRY(N, W);
+		run_section<K, U64>(b, DIST_UNIFORM, "narrow policies", with_narrow<U64,
+							P(256, 20, 8, 2, true, OR, true), P(256, 28, 8, 2, true, OR, true),
+							P(384, 16, 8, 2, true, OR, true)>());
+		run_section<K, U64>(b, DIST_BANDED20, "wide policies", with_wide<U64,
+							P(512, 20, 10, 1, false, OR, true, true),
+							P(512, 16, 10, 1, false, OR, true, true),
+							P(512, 24, 10, 1, false, OR, false, true)>());
 	}
-	bufs_free(b);
 }
 
 /*
