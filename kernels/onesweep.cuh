@@ -175,20 +175,32 @@ onesweep_hist_blocks(size_t n, int *blocks)
  * counts, then, at ONESWEEP_SUMMARY_OFFSET, room for the summary -- the
  * layout of the radix sort's temp.
  */
-/*
- * Launch the summary of a first read (first_read_summary_kernel) after the
- * histogram read just launched on the stream, and the copy of it to the
- * host where the host's copy is not mapped.
- */
 template <typename K>
 gpusort_status
-onesweep_launch_summary(const K *keys, size_t n, const digit_plan &plan, void *head,
-						int sample_limit, cudaStream_t stream)
+onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
+					int sample_limit, cudaStream_t stream)
 {
 	first_read_summary *dev = NULL,
 			   *host = onesweep_host_summary(&dev);
 	first_read_summary *slot = (first_read_summary *) ((unsigned char *) head +
 													   ONESWEEP_SUMMARY_OFFSET);
+	first_read_head *h = (first_read_head *) head;
+	int			hist_blocks = 1;
+	gpusort_status st;
+
+	if ((st = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
+		return st;
+	/* the range and the block counters (the kernel zeroes the counts) */
+	CUDA_TRY(cudaMemsetAsync(head, 0, sizeof(first_read_head), stream));
+	/* below RADIX_LAZY_COUNT_MAX_N keys a plan with places counts lazily */
+	if (plan.passes > 0 && n < RADIX_LAZY_COUNT_MAX_N)
+		histogram_kernel<K, radix_hist_unroll<K>, radix_hist_vote<K>, true>
+			<<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
+				keys, n, (K) 0, plan, onesweep_temp_hist(head), h);
+	else
+		histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
+			keys, n, (K) 0, plan, onesweep_temp_hist(head), h);
+	CUDA_TRY_LAUNCH("histogram_kernel");
 	{
 		/* launched early where the device can (compute capability 9.0 and up) */
 		cudaLaunchConfig_t cfg = {};
@@ -203,35 +215,12 @@ onesweep_launch_summary(const K *keys, size_t n, const digit_plan &plan, void *h
 		cfg.numAttrs = onesweep_early_launch() ? 1 : 0;
 		CUDA_TRY(cudaLaunchKernelEx(&cfg, first_read_summary_kernel<K>, keys, n, plan,
 									(const uint32_t *) onesweep_temp_hist(head),
-									(const first_read_head *) head, sample_limit,
+									(const first_read_head *) h, sample_limit,
 									dev != NULL ? dev : slot));
 	}
 	if (dev == NULL)
 		CUDA_TRY(cudaMemcpyAsync(host, slot, sizeof(*host), cudaMemcpyDeviceToHost, stream));
 	return GPUSORT_OK;
-}
-
-template <typename K>
-gpusort_status
-onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
-					int sample_limit, cudaStream_t stream)
-{
-	int			hist_blocks = 1;
-	gpusort_status st;
-
-	if ((st = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
-		return st;
-	/* the range and the block counters (the kernel zeroes the counts) */
-	CUDA_TRY(cudaMemsetAsync(head, 0, sizeof(first_read_head), stream));
-	if (plan.passes > 0 && n < RADIX_LAZY_COUNT_MAX_N)
-		histogram_kernel<K, radix_hist_unroll<K>, radix_hist_vote<K>, true>
-			<<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
-				keys, n, (K) 0, plan, onesweep_temp_hist(head), (first_read_head *) head);
-	else
-		histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
-			keys, n, (K) 0, plan, onesweep_temp_hist(head), (first_read_head *) head);
-	CUDA_TRY_LAUNCH("histogram_kernel");
-	return onesweep_launch_summary<K>(keys, n, plan, head, sample_limit, stream);
 }
 
 /*
