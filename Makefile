@@ -45,9 +45,7 @@ ifeq ($(CUDA_HOME),)
   endif
 endif
 
-KERNEL_HEADERS = kernels/gpusort_kernels.h kernels/cuda_check.cuh kernels/radix_config.cuh \
-	kernels/onesweep_kernels.cuh kernels/onesweep.cuh kernels/quicksort.cuh kernels/bitonic.cuh kernels/sort_choice.cuh \
-	kernels/row_permute.cuh
+KERNEL_HEADERS = kernels/gpusort_kernels.h $(wildcard kernels/*.cuh)
 
 ifneq ($(NVCC),)
   # SASS for every architecture this nvcc builds, PTX for the newest
