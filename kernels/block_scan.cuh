@@ -1,8 +1,9 @@
 /*
- * block_scan.cuh -- prefix sums over a warp and over a thread block, shared
- * by the radix sort's digit passes (the scan of a tile's digit counts) and
- * quicksort (phase one's step offsets, the split rounds' pivots, offsets
- * and scatter).
+ * block_scan.cuh -- prefix sums over a warp and over a thread block:
+ * quicksort's (phase one's and phase two's step offsets, the split rounds'
+ * pivots, offsets and scatter).  The radix pass keeps its own scan of a
+ * tile's digit counts (tile_digit_scan in onesweep_kernels.cuh), whose
+ * form this one was measured against.
  */
 #ifndef GPUSORT_BLOCK_SCAN_CUH
 #define GPUSORT_BLOCK_SCAN_CUH
@@ -46,35 +47,32 @@ warp_exclusive_scan(uint32_t *x, int lane)
 }
 
 /*
- * Exclusive scan of x over a block of WARPS warps: wsum is WARPS words of
- * shared memory for the warps' sums.  Has a barrier, so every thread of the
- * block calls it; wsum may be reused only after another barrier.  Where
- * total is not NULL it gets the block's sum.
+ * Exclusive scan of x over a block of WARPS warps (wsum: WARPS words of
+ * shared memory; barriers inside, so every thread calls it); *total gets
+ * the block's sum.  The warps' sums are added predicated, all WARPS of
+ * them unrolled.  One scan for this and the radix pass's tile_digit_scan
+ * (a loop over the warps below this one, no total) was measured on the
+ * H100 and dropped: quicksort 10-16% slower at 10^7 uniform, gaussian
+ * and banded 32-bit keys, radix level within the run's drift
+ * (bench/results/block_scan-h100.txt).
  */
 template <int WARPS>
 __device__ __forceinline__ uint32_t
-block_exclusive_scan(uint32_t x, uint32_t *wsum, uint32_t *total = NULL)
+block_exclusive_scan(uint32_t x, uint32_t *wsum, uint32_t *total)
 {
 	const int	lane = threadIdx.x & 31,
 				warp = threadIdx.x >> 5;
-	const uint32_t incl = warp_inclusive_scan(x, lane);
+	uint32_t	all,
+				before = warp_exclusive_scan_lanes(x, lane, &all);
 
-	if (lane == 31)
-		wsum[warp] = incl;
+	if (lane == 0)
+		wsum[warp] = all;
 	__syncthreads();
-
-	uint32_t	before = incl - x;
-
-	for (int w = 0; w < warp; w++)
-		before += wsum[w];
-	if (total != NULL)
+	*total = 0;
+	for (int w = 0; w < WARPS; w++)
 	{
-		uint32_t	all = 0;
-
-#pragma unroll
-		for (int w = 0; w < WARPS; w++)
-			all += wsum[w];
-		*total = all;
+		before += w < warp ? wsum[w] : 0;
+		*total += wsum[w];
 	}
 	return before;
 }

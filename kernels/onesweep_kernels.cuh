@@ -27,7 +27,6 @@
 #include <type_traits>
 #include <cuda_runtime.h>
 
-#include "block_scan.cuh"
 #include "radix_config.cuh"
 
 #define RADIX_MAX_PASSES	8		/* 64-bit keys, 8-bit digits */
@@ -865,19 +864,33 @@ tile_digit_counts(const T *warp_count, uint32_t *status, uint32_t tile, bool pub
 /*
  * Block-wide exclusive scan of the digit counts: each of this thread's
  * digits' first place in the tile, into bstart (tsum: the sum of cnt;
- * wsum: WARPS words of shared memory for the warps' sums).  With
- * warp_count (T: 16- or 32-bit counters) each warp's count of the digit
- * becomes its first place in the tile (warp_digit_starts).  Has a barrier.
- * The onesweep pass and quicksort's split scatter (whose buckets are its
- * digits) scan with it.
+ * misc[1 .. WARPS]: the warps' sums).  With warp_count (T: 16- or 32-bit
+ * counters) each warp's count of the digit becomes its first place in the
+ * tile (warp_digit_starts).  Has a barrier.
  */
 template <typename P, typename T>
 __device__ __forceinline__ void
-tile_digit_scan(uint32_t *wsum, T *warp_count, uint32_t tsum,
+tile_digit_scan(uint32_t *misc, T *warp_count, uint32_t tsum,
 				const uint32_t (&cnt)[P::BINS_PER_THREAD], uint32_t (&bstart)[P::BINS_PER_THREAD])
 {
-	uint32_t	run = block_exclusive_scan<P::WARPS>(tsum, wsum);
+	const int	lane = threadIdx.x & 31,
+				warp = threadIdx.x >> 5;
+	uint32_t	incl = tsum;
 
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		uint32_t	v = __shfl_up_sync(0xffffffffu, incl, o);
+
+		if (lane >= o)
+			incl += v;
+	}
+	if (lane == 31)
+		misc[1 + warp] = incl;
+	__syncthreads();
+	uint32_t	run = incl - tsum;
+
+	for (int w = 0; w < warp; w++)
+		run += misc[1 + w];
 #pragma unroll
 	for (int b = 0; b < P::BINS_PER_THREAD; b++)
 	{
@@ -1082,7 +1095,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		for (int i = 0; i < ITEMS; i++)
 			atomicAdd(&sh.warp_place[warp * BINS + ITEM_DIGIT(i)], 1u);
 		__syncthreads();
-		tile_digit_scan<P>(sh.misc + 1, sh.warp_place,
+		tile_digit_scan<P>(sh.misc, sh.warp_place,
 						   tile_digit_counts<P>(sh.warp_place, status, tile, true, cnt), cnt, bstart);
 		__syncthreads();
 #pragma unroll
@@ -1129,7 +1142,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		 * tile, and each warp's first place in the tile, so that a key's
 		 * place takes one shared read
 		 */
-		tile_digit_scan<P>(sh.misc + 1, sh.warp_count,
+		tile_digit_scan<P>(sh.misc, sh.warp_count,
 						   tile_digit_counts<P>(sh.warp_count, status, tile, !P::EARLY_COUNTS, cnt),
 						   cnt, bstart);
 		tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);

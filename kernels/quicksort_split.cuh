@@ -10,7 +10,7 @@
 #include "block_scan.cuh"
 #include "cuda_check.cuh"
 #include "device_smem.cuh"
-#include "onesweep_kernels.cuh"	/* warp_digit_rank, tile_digit_scan, copy_async */
+#include "onesweep_kernels.cuh"	/* warp_digit_rank, warp_digit_starts, copy_async */
 #include "quicksort_config.cuh"
 
 /*
@@ -604,25 +604,39 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 		}
 		__syncthreads();
 
-		/*
-		 * each bucket's pairs in the step, its first slot in the step, and
-		 * the warps' places in it (as a onesweep pass scans its digits)
-		 */
-		{
-			uint32_t	cnt[BPT],
-						first[BPT];
+		/* each bucket's pairs in the step, and the warps' places in it */
+		uint32_t	cnt[BPT],
+					tsum = 0;
 
-			tile_digit_scan<SH>(wsum, wc, tile_digit_counts<SH>(wc, NULL, 0, false, cnt), cnt, first);
+#pragma unroll
+		for (int b = 0; b < BPT; b++)
+		{
+			const int	dg = t * BPT + b;
+			uint32_t	run = 0;
+
+#pragma unroll
+			for (int w = 0; w < WARPS; w++)
+				run += dg < QS_SPLIT_BINS ? wc[w * QS_SPLIT_BINS + dg] : 0;
+			cnt[b] = run;
+			tsum += run;
+		}
+		{
+			uint32_t	all;
+			uint32_t	run = block_exclusive_scan<WARPS>(tsum, wsum, &all);
+
 #pragma unroll
 			for (int b = 0; b < BPT; b++)
 			{
 				const int	dg = t * BPT + b;
 
+				if (dg < QS_SPLIT_BINS)
+					warp_digit_starts<WARPS, QS_SPLIT_BINS>(wc, dg, run);
 				if (dg < nb)
 				{
-					off[dg] = base[dg] - first[b];
+					off[dg] = base[dg] - run;
 					base[dg] += cnt[b];
 				}
+				run += cnt[b];
 			}
 		}
 		__syncthreads();
