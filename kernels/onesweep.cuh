@@ -304,12 +304,15 @@ onesweep_plan_from_look(const first_read_summary *look, int force_plan, digit_pl
 				best_passes = 0;
 	double		best = 0;
 
-	for (int p = 0; p < PLACES; p++)
-		if (look->used[p] > 1)
-			plan->shift[varying] = p * RADIX_NARROW_BITS,
-				plan->bits[varying] = RADIX_NARROW_BITS,
-				varying++;
-	if (!look->complete)
+	if (look->complete)
+	{
+		for (int p = 0; p < PLACES; p++)
+			if (look->used[p] > 1)
+				plan->shift[varying] = p * RADIX_NARROW_BITS,
+					plan->bits[varying] = RADIX_NARROW_BITS,
+					varying++;
+	}
+	else
 	{
 		/* the range's 8-bit digits of key - min, counted again */
 		varying = (rbits + RADIX_NARROW_BITS - 1) / RADIX_NARROW_BITS;

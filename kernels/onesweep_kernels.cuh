@@ -407,7 +407,7 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
  * notes in the head that it left keys uncounted.  Such keys are in order
  * -- the summary says so -- or, where another block found a descent, the
  * summary says that not every key was counted, and the sort plans from
- * the key range and counts again (onesweep_look_t).  A block does not wait
+ * the key range and counts again (onesweep_plan_from_look).  A block does not wait
  * to learn what the others found: keys of many values descend in every
  * block, and keys in order but for a few descents pay one more read.
  */

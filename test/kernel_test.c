@@ -480,7 +480,8 @@ run_ordered_choice_case(size_t n, int order, uint64_t *rng)
  * Keys in order but for one descent (where: 0 the first pair swapped, 1 a
  * pair in the middle, 2 the smallest key last), nwords words, distinct:
  * the first read's lazy count passes over keys in order and must count
- * them after all (its blocks', or the host's read again, onesweep_look_t).
+ * them after all (its blocks' count of what they passed over, or the
+ * radix plan over key - min that counts again: onesweep_plan_from_look).
  * Sorted by alg; the permutation is known.
  */
 static void
