@@ -28,6 +28,8 @@
  *   radix_tune n once [distribution]  one sort by the project's policies
  *                       and one by CUB, untimed, for a profiler
  *   radix_tune n place  tile shapes again, both key widths
+ *   radix_tune n packed pairs packed between passes or kept apart, and
+ *                       the packed passes' tile shapes (32-bit keys)
  * Every section of a policy mode times the project's policies ("N, W")
  * first and last, and between them the pairs it tries, each spelt out
  * with every parameter of its P(...) (N or W where a pair keeps the
@@ -732,6 +734,81 @@ run_look(size_t n)
 	bufs_free(b);
 }
 
+/*
+ * Pairs packed between passes or kept apart (`radix_tune N packed`): the
+ * project's sort with its pairs always apart, always packed and packed by
+ * the data (onesweep_can_pack), on every distribution, with each 8-bit
+ * place's commonest-digit share; on uniform keys also other tile shapes of
+ * the packed passes.  32-bit keys; every output compared with CUB's.
+ */
+template <typename POL>
+static void
+try_packed(bufs<uint32_t> &b, int mode, const char *name)
+{
+	onesweep_stats st;
+	int			o;
+
+	onesweep_pairs_mode = mode;
+	double		ms = time_it(b, [&] {
+		if (onesweep_sort_pairs_t<POL, uint32_t>(b.keys, b.vals, b.n, false, b.temp, 0, &o, &st) != GPUSORT_OK)
+			exit(2);
+	});
+	bool		ok = same_as_cub(b, o);
+
+	printf("  %-44s %8.3f ms %6.2f G/s  passes %d%s%s\n", name, ms, b.n / ms / 1e6, st.passes,
+		   st.packed ? " packed" : " apart", ok ? "" : "  WRONG (differs from CUB)");
+	failures += !ok;
+	onesweep_pairs_mode = ONESWEEP_PAIRS_BY_DATA;
+}
+
+static void
+run_packed(size_t n)
+{
+	typedef uint32_t K;
+	bufs<K>		b;
+	const size_t temp_bytes = onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2;
+
+	/* each buffer: n keys, then their n payloads */
+	b.n = n;
+	CK(cudaMalloc(&b.src, n * sizeof(K)));
+	for (int i = 0; i < 2; i++)
+	{
+		CK(cudaMalloc(&b.keys[i], n * (sizeof(K) + sizeof(uint32_t))));
+		b.vals[i] = (uint32_t *) (b.keys[i] + n);
+	}
+	CK(cudaMalloc(&b.temp, temp_bytes));
+	for (int dist = 0; dist < DIST_COUNT; dist++)
+	{
+		const first_read_summary *look;
+
+		fill(b, dist);
+		if (onesweep_look_t<K>(b.src, n, b.temp, 0, 0, &look) != GPUSORT_OK)
+			exit(2);
+		printf("32-bit keys, n=%zu, %s: pairs apart, packed, by the data; commonest digit's share of each 8-bit place:",
+			   n, test_distribution_names[dist]);
+		for (int p = 0; p < 4; p++)
+			printf(" %.4f", (double) look->top[p] / n);
+		printf("\n");
+		cub_line(b);
+		for (int rep = 0; rep < 2; rep++)
+		{
+			try_packed<U32>(b, ONESWEEP_PAIRS_APART, "apart");
+			try_packed<U32>(b, ONESWEEP_PAIRS_PACKED, "packed");
+			try_packed<U32>(b, ONESWEEP_PAIRS_BY_DATA, "by the data");
+		}
+		if (dist == DIST_UNIFORM)
+		{
+			try_packed<onesweep_policies<U32::narrow, U32::wide, P(256, 32, 8, 2, true, OR, true, true, true)>>(b, ONESWEEP_PAIRS_PACKED, "packed P(256, 32, 8, 2, t, OR, t, t, t)");
+			try_packed<onesweep_policies<U32::narrow, U32::wide, P(256, 36, 8, 2, true, OR, false, true, true)>>(b, ONESWEEP_PAIRS_PACKED, "packed P(256, 36, 8, 2, t, OR, f, t, t)");
+			try_packed<onesweep_policies<U32::narrow, U32::wide, P(384, 24, 8, 2, true, OR, true, true, true)>>(b, ONESWEEP_PAIRS_PACKED, "packed P(384, 24, 8, 2, t, OR, t, t, t)");
+			try_packed<U32>(b, ONESWEEP_PAIRS_PACKED, "packed");
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		b.vals[i] = NULL;		/* in the keys' allocations */
+	bufs_free(b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -766,6 +843,12 @@ main(int argc, char **argv)
 				dist = d;
 		run_once_32(n, dist);
 		return 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "packed") == 0)
+	{
+		run_packed(n);
+		printf("%d policies differed from CUB\n", failures);
+		return failures ? 1 : 0;
 	}
 	if (argc > 2 && strcmp(argv[2], "blocks") == 0)
 	{

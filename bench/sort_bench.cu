@@ -196,10 +196,11 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				e1;
 
 	CK(cudaMalloc(&src, n * sizeof(K)));
+	/* each buffer's payloads right after its keys, as the sort job lays them out */
 	for (int i = 0; i < 2; i++)
 	{
-		CK(cudaMalloc(&keys[i], n * sizeof(K)));
-		CK(cudaMalloc(&vals[i], n * sizeof(uint32_t)));
+		CK(cudaMalloc(&keys[i], n * (sizeof(K) + sizeof(uint32_t))));
+		vals[i] = (uint32_t *) (keys[i] + n);
 	}
 	temp_bytes = std::max(temp_bytes, quicksort_temp_bytes(n, sizeof(K)));
 	CK(cudaMalloc(&temp, temp_bytes));
@@ -341,6 +342,8 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 												p ? "," : "", st.bits[p]);
 							if (st.passes == 0)
 								snprintf(res.plan + len, sizeof(res.plan) - len, "none");
+							else if (st.packed)
+								snprintf(res.plan + len, sizeof(res.plan) - len, " packed");
 						}
 					}
 					else if (s == SORT_QUICKSORT ||
@@ -399,7 +402,6 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 	for (int i = 0; i < 2; i++)
 	{
 		cudaFree(keys[i]);
-		cudaFree(vals[i]);
 	}
 	cudaFree(temp);
 	cudaFree(bitonic_temp);
@@ -444,7 +446,7 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
 	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 10^7 keys: %d; "
 			"CUDA events around the sort call; the GPU sorts take turns run by run, each timed run after an untimed one of the same sort; CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
-			"each; `min+`: digits of key − min). `auto / best`: gpusort auto's time over the "
+			"each; `min+`: digits of key − min; `packed`: each pair packed in a 64-bit word between passes). `auto / best`: gpusort auto's time over the "
 			"faster of gpusort radix and quicksort (1.00 = as fast as the best). Bitonic only "
 			"up to 2^22; the CPU only up to the -c size.\n\n", cmdline, runs, runs_at(1));
 	for (int bits = 32; bits <= 64; bits += 32)

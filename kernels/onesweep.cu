@@ -17,10 +17,9 @@ template <typename POL, typename K>
 static constexpr size_t
 policies_smem()
 {
-	return onesweep_smem_bytes<typename POL::narrow, K>() >
-		onesweep_smem_bytes<typename POL::wide, K>()
-		? onesweep_smem_bytes<typename POL::narrow, K>()
-		: onesweep_smem_bytes<typename POL::wide, K>();
+	return std::max(onesweep_smem_bytes<typename POL::packed, K>(),
+					std::max(onesweep_smem_bytes<typename POL::narrow, K>(),
+							 onesweep_smem_bytes<typename POL::wide, K>()));
 }
 
 static_assert(policies_smem<onesweep_policies_compact_u32, uint32_t>() <= DEVICE_SMEM_DEFAULT &&

@@ -15,6 +15,8 @@
 #define GPUSORT_ONESWEEP_CUH
 
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.cuh"
@@ -26,6 +28,7 @@ struct onesweep_stats
 	int			passes;			/* digit passes run */
 	int			bits[RADIX_MAX_PASSES];	/* width of each */
 	bool		from_min;		/* digits taken relative to the minimum key */
+	bool		packed;			/* pairs packed in 64-bit words between passes */
 };
 
 /* Device scratch memory a sort of n keys of key_bytes needs. */
@@ -53,7 +56,7 @@ gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
 #define ONESWEEP_HEAD_BYTES		32
 #define ONESWEEP_HIST_BYTES		(RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t))
 #define ONESWEEP_SUMMARY_OFFSET	(ONESWEEP_HEAD_BYTES + ONESWEEP_HIST_BYTES)
-#define ONESWEEP_SUMMARY_BYTES	64
+#define ONESWEEP_SUMMARY_BYTES	128
 #define ONESWEEP_STATUS_OFFSET	(ONESWEEP_SUMMARY_OFFSET + ONESWEEP_SUMMARY_BYTES + 16)
 
 static_assert(sizeof(first_read_head) == ONESWEEP_HEAD_BYTES, "the first read's head");
@@ -64,12 +67,14 @@ size_t
 onesweep_temp_bytes_t(size_t n)
 {
 	size_t		narrow = (n + POL::narrow::TILE - 1) / POL::narrow::TILE * POL::narrow::BINS;
+	size_t		packed = (n + POL::packed::TILE - 1) / POL::packed::TILE * POL::packed::BINS;
 	size_t		wide = (n + POL::wide::TILE - 1) / POL::wide::TILE * POL::wide::BINS;
+	size_t		most = narrow > wide ? narrow : wide;
 
-	return ONESWEEP_STATUS_OFFSET + (narrow > wide ? narrow : wide) * sizeof(uint32_t);
+	return ONESWEEP_STATUS_OFFSET + (packed > most ? packed : most) * sizeof(uint32_t);
 }
 
-template <typename P, typename K>
+template <typename P, typename K, int IO = ONESWEEP_IO_APART>
 gpusort_status
 onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
 			  K kmin, int shift, int bits, const uint32_t *global_start,
@@ -83,19 +88,112 @@ onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t
 
 	if (!smem_set)
 	{
-		CUDA_TRY(cudaFuncSetAttribute(onesweep_kernel<P, K>,
+		CUDA_TRY(cudaFuncSetAttribute(onesweep_kernel<P, K, IO>,
 									  cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 		/* as much shared memory as the SM has, so that MIN_BLOCKS blocks fit */
-		CUDA_TRY(cudaFuncSetAttribute(onesweep_kernel<P, K>,
+		CUDA_TRY(cudaFuncSetAttribute(onesweep_kernel<P, K, IO>,
 									  cudaFuncAttributePreferredSharedMemoryCarveout, 100));
 		smem_set = true;
 	}
 	CUDA_TRY(cudaMemsetAsync(counter, 0, 16 + tiles * P::BINS * sizeof(uint32_t), stream));
-	onesweep_kernel<P, K><<<(unsigned) tiles, P::THREADS, smem, stream>>>(
+	onesweep_kernel<P, K, IO><<<(unsigned) tiles, P::THREADS, smem, stream>>>(
 		kin, kout, vin, vout, (uint32_t) n, kmin, shift, (1u << bits) - 1,
 		global_start, status, counter);
 	CUDA_TRY_LAUNCH("onesweep_kernel");
 	return GPUSORT_OK;
+}
+
+/* onesweep_pass with the IO mode chosen at run time (32-bit keys may pack; 64-bit ones stay apart). */
+template <typename P, typename K>
+gpusort_status
+onesweep_pass_io(int io, const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
+				 K kmin, int shift, int bits, const uint32_t *global_start,
+				 unsigned char *temp, cudaStream_t stream)
+{
+	if constexpr (sizeof(K) == 4)
+	{
+		if (io == ONESWEEP_IO_PACK)
+			return onesweep_pass<P, K, ONESWEEP_IO_PACK>(kin, kout, vin, vout, n, kmin, shift, bits,
+														 global_start, temp, stream);
+		if (io == ONESWEEP_IO_PACKED)
+			return onesweep_pass<P, K, ONESWEEP_IO_PACKED>(kin, kout, vin, vout, n, kmin, shift,
+														   bits, global_start, temp, stream);
+		if (io == ONESWEEP_IO_UNPACK)
+			return onesweep_pass<P, K, ONESWEEP_IO_UNPACK>(kin, kout, vin, vout, n, kmin, shift,
+														   bits, global_start, temp, stream);
+	}
+	return onesweep_pass<P, K>(kin, kout, vin, vout, n, kmin, shift, bits, global_start, temp,
+							   stream);
+}
+
+/*
+ * Whether a radix sort packs its pairs: ONESWEEP_PAIRS_BY_DATA (the
+ * default), or always apart, or packed wherever the buffers allow whatever
+ * the data (the tests and the benchmark's comparisons); GPUSORT_PAIRS=apart
+ * or packed in the environment sets it at the first sort.
+ */
+enum onesweep_pairs
+{
+	ONESWEEP_PAIRS_UNSET = -1,
+	ONESWEEP_PAIRS_BY_DATA = 0,
+	ONESWEEP_PAIRS_APART = 1,
+	ONESWEEP_PAIRS_PACKED = 2
+};
+
+inline int	onesweep_pairs_mode = ONESWEEP_PAIRS_UNSET;
+
+static inline int
+onesweep_pairs(void)
+{
+	if (onesweep_pairs_mode == ONESWEEP_PAIRS_UNSET)
+	{
+		const char *e = getenv("GPUSORT_PAIRS");
+
+		onesweep_pairs_mode = e == NULL ? ONESWEEP_PAIRS_BY_DATA
+			: strcmp(e, "apart") == 0 ? ONESWEEP_PAIRS_APART
+			: strcmp(e, "packed") == 0 ? ONESWEEP_PAIRS_PACKED : ONESWEEP_PAIRS_BY_DATA;
+	}
+	return onesweep_pairs_mode;
+}
+
+/*
+ * May a sort of n pairs in these buffers pack them between its passes
+ * (plan, from the first read *look; from_min: a plan over key - min)?
+ * 32-bit keys, two 8-bit passes or more, and each buffer's payloads right
+ * after its keys (vals[i] == keys[i] + n, 8-byte aligned), so that keys[i]
+ * is room for n packed pairs -- the sort job allocates them so.  By the
+ * data, the pairs are packed unless most passes are of skewed places,
+ * where one digit holds more than 1/RADIX_PACK_SKEW of the keys (the look
+ * counted the 8-bit places; a plan over key - min is taken as not skewed):
+ * packed passes are faster on spread digits, apart ones on skewed digits
+ * (bench/results/radix_packed-h100.txt).
+ */
+template <typename K>
+static inline bool
+onesweep_can_pack(K *const keys[2], uint32_t *const vals[2], size_t n, const digit_plan &plan,
+				  bool from_min, const first_read_summary *look)
+{
+	if constexpr (sizeof(K) != 4)
+		return false;
+	else
+	{
+		const int	mode = onesweep_pairs();
+		int			skewed = 0;
+
+		if (plan.passes < 2 || mode == ONESWEEP_PAIRS_APART)
+			return false;
+		for (int p = 0; p < plan.passes; p++)
+		{
+			if (plan.bits[p] > RADIX_NARROW_BITS)
+				return false;	/* the wide passes spill packed (bench/results/radix_packed-h100.txt) */
+			if (!from_min && (size_t) look->top[plan.shift[p] / RADIX_NARROW_BITS] * RADIX_PACK_SKEW > n)
+				skewed++;
+		}
+		for (int i = 0; i < 2; i++)
+			if ((void *) vals[i] != (void *) (keys[i] + n) || ((uintptr_t) keys[i] & 7) != 0)
+				return false;
+		return mode == ONESWEEP_PAIRS_PACKED || 2 * skewed < plan.passes;
+	}
 }
 
 static __global__ void
@@ -426,18 +524,28 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	exclusive_scan_kernel<<<plan.passes, RADIX_HIST_STRIDE, 0, stream>>>(d_hist);
 	CUDA_TRY_LAUNCH("exclusive_scan_kernel");
 
-	/* 3. one onesweep kernel per pass */
+	/* 3. one onesweep kernel per pass, pairs packed between passes where they can be */
+	const bool	packed = onesweep_can_pack<K>(keys, vals, n, plan, stats->from_min, look);
 	int			cur = 0;
 
 	for (int p = 0; p < plan.passes; p++)
 	{
 		const uint32_t *vin = (p == 0 && positions) ? NULL : vals[cur];
+		const int	io = !packed ? ONESWEEP_IO_APART
+			: p == 0 ? ONESWEEP_IO_PACK
+			: p == plan.passes - 1 ? ONESWEEP_IO_UNPACK : ONESWEEP_IO_PACKED;
 		gpusort_status st;
 
 		if (plan.bits[p] > RADIX_NARROW_BITS)
-			st = onesweep_pass<typename POL::wide, K>(keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1],
-													  n, kmin, plan.shift[p], plan.bits[p],
-													  d_hist + p * RADIX_HIST_STRIDE, temp, stream);
+			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
+														 vals[cur ^ 1], n, kmin, plan.shift[p],
+														 plan.bits[p],
+														 d_hist + p * RADIX_HIST_STRIDE, temp, stream);
+		else if (packed)
+			st = onesweep_pass_io<typename POL::packed, K>(io, keys[cur], keys[cur ^ 1], vin,
+														   vals[cur ^ 1], n, kmin, plan.shift[p],
+														   plan.bits[p],
+														   d_hist + p * RADIX_HIST_STRIDE, temp, stream);
 		else
 			st = onesweep_pass<typename POL::narrow, K>(keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1],
 														n, kmin, plan.shift[p], plan.bits[p],
@@ -448,6 +556,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		cur ^= 1;
 	}
 	stats->passes = plan.passes;
+	stats->packed = packed;
 	*out = cur;
 	return GPUSORT_OK;
 }

@@ -37,6 +37,22 @@
 #define TILE_STATUS_INCLUSIVE	0x80000000u
 #define TILE_STATUS_VALUE		0x3fffffffu
 
+/*
+ * How a onesweep pass holds its pairs in memory: keys and payloads in
+ * arrays apart, or (32-bit keys) each pair packed in one 64-bit word,
+ * key << 32 | payload, so that a pass reads and writes one 8-byte stream
+ * (one load, one shared store and one scatter a pair where there were two,
+ * and digit runs twice as long in each store).  A packed sort's first pass
+ * packs, its middle ones stay packed, its last one unpacks.
+ */
+enum onesweep_io
+{
+	ONESWEEP_IO_APART = 0,		/* keys and payloads apart, in and out */
+	ONESWEEP_IO_PACK = 1,		/* apart in, packed out */
+	ONESWEEP_IO_PACKED = 2,		/* packed in and out */
+	ONESWEEP_IO_UNPACK = 3		/* packed in, apart out */
+};
+
 /* Longest input the 30-bit status counts allow. */
 #define ONESWEEP_MAX_N			((size_t) 1 << 30)
 
@@ -80,6 +96,7 @@ struct first_read_summary
 {
 	unsigned long long range[2];	/* minimum and maximum key */
 	int			used[RADIX_MAX_PASSES];
+	int			top[RADIX_MAX_PASSES];	/* the count of each place's commonest digit */
 	int			distinct;
 	int			order;
 	int			sorted;			/* every key <= the next (a first read's exact check) */
@@ -226,6 +243,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 {
 	__shared__ K s[FIRST_READ_SAMPLE];
 	__shared__ int used[RADIX_MAX_PASSES],
+				top[RADIX_MAX_PASSES],
 				distinct;
 	const int	digits_log2 = plan_digits_log2(plan),
 				words = plan.passes << digits_log2;
@@ -245,14 +263,24 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 	const bool	sorted = head->descents == 0;
 
 	if (threadIdx.x < RADIX_MAX_PASSES)
+	{
 		used[threadIdx.x] = lo == hi ? 1 : 0;
+		top[threadIdx.x] = lo == hi ? (int) n : 0;
+	}
 	if (threadIdx.x == 0)
 		distinct = 0;
 	__syncthreads();
 	if (lo != hi && !sorted)
 		for (int i = threadIdx.x; i < words; i += blockDim.x)
-			if (hist[plan_counter(digits_log2, i)])
+		{
+			const uint32_t c = hist[plan_counter(digits_log2, i)];
+
+			if (c)
+			{
 				atomicAdd(&used[i >> digits_log2], 1);
+				atomicMax(&top[i >> digits_log2], (int) c);
+			}
+		}
 	__syncthreads();
 
 	int			most = 0;
@@ -270,7 +298,10 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		summary->range[0] = lo;
 		summary->range[1] = hi;
 		for (int p = 0; p < RADIX_MAX_PASSES; p++)
+		{
 			summary->used[p] = p < plan.passes ? used[p] : 0;
+			summary->top[p] = p < plan.passes ? top[p] : 0;
+		}
 		summary->distinct = distinct;
 		summary->sorted = sorted;
 		summary->complete = head->uncounted == 0;
@@ -1039,10 +1070,172 @@ tile_look_back(uint32_t *digit_base, const uint32_t *__restrict__ global_start, 
 }
 
 /*
+ * The end of a tile whose ranks r (its keys' places in the tile) and look-
+ * back are done: the pairs into shared memory in digit order, then out to
+ * their global places (digit_base), consecutive threads writing
+ * consecutive places of a digit's run.  Apart: keys, then payloads
+ * (payloads from vals_in, the staged copy, or the row positions where
+ * vals_in is NULL).
+ */
+template <typename P, typename K, bool FULL>
+__device__ __forceinline__ void
+tile_out_apart(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
+			   const uint32_t (&r)[P::ITEMS], K *__restrict__ keys_out,
+			   const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out, bool staged,
+			   size_t tile_base, uint32_t slice, uint32_t valid, K kmin, int shift, uint32_t mask)
+{
+	constexpr int ITEMS = P::ITEMS;
+	constexpr int THREADS = P::THREADS;
+	const int	t = threadIdx.x;
+
+	/* keys, then payloads, into shared memory in digit order */
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+		sh.tile_keys[r[i]] = k[i];
+	{
+		uint32_t	v[ITEMS];
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			uint32_t	idx = slice + i * 32;
+
+			if (vals_in == NULL)
+				v[i] = (uint32_t) (tile_base + idx);
+			else if (staged)
+				v[i] = sh.staged_vals[idx];
+			else
+				v[i] = FULL || idx < valid ? vals_in[tile_base + idx] : 0;
+		}
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			sh.tile_vals[r[i]] = v[i];
+	}
+	__syncthreads();
+
+	/*
+	 * Keys out: consecutive threads, consecutive places of a digit's run;
+	 * then the payloads to the same places (kept in registers for 32-bit
+	 * keys; 64-bit keys leave no room and look them up again).
+	 */
+	constexpr bool KEEP_DEST = sizeof(K) == 4;
+	uint32_t	dest[KEEP_DEST ? ITEMS : 1];
+
+#pragma unroll
+	for (int s = 0; s < ITEMS; s++)
+	{
+		uint32_t	j = s * THREADS + t;
+
+		if (FULL || j < valid)
+		{
+			K			key = sh.tile_keys[j];
+			uint32_t	to = sh.digit_base[digit_of(key, kmin, shift, mask)] + j;
+
+			keys_out[to] = key;
+			if (KEEP_DEST)
+				dest[KEEP_DEST ? s : 0] = to;
+		}
+	}
+#pragma unroll
+	for (int s = 0; s < ITEMS; s++)
+	{
+		uint32_t	j = s * THREADS + t;
+
+		if (FULL || j < valid)
+			vals_out[KEEP_DEST ? dest[KEEP_DEST ? s : 0] :
+					 sh.digit_base[digit_of(sh.tile_keys[j], kmin, shift, mask)] + j] =
+				sh.tile_vals[j];
+	}
+}
+
+/*
+ * The same for packed pairs (IO, onesweep_io: 32-bit keys): each pair as
+ * one 64-bit word over the tile's keys' and payloads' regions; where they
+ * come in packed, pv holds the payloads; where they go out apart, keys and
+ * payloads are written from the same word.
+ */
+template <typename P, typename K, bool FULL, int IO>
+__device__ __forceinline__ void
+tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
+				const uint32_t (&r)[P::ITEMS],
+				const uint32_t (&pv)[IO == ONESWEEP_IO_PACKED || IO == ONESWEEP_IO_UNPACK ? P::ITEMS : 1],
+				K *__restrict__ keys_out,
+				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out, bool staged,
+				size_t tile_base, uint32_t slice, uint32_t valid, K kmin, int shift, uint32_t mask)
+{
+	constexpr int ITEMS = P::ITEMS;
+	constexpr int THREADS = P::THREADS;
+	constexpr bool IN_PACKED = IO == ONESWEEP_IO_PACKED || IO == ONESWEEP_IO_UNPACK;
+	constexpr bool OUT_PACKED = IO == ONESWEEP_IO_PACK || IO == ONESWEEP_IO_PACKED;
+	const int	t = threadIdx.x;
+
+	static_assert(sizeof(K) == 4, "packed pairs: 32-bit keys");
+	static_assert(onesweep_keys_bytes<P, K>() + onesweep_vals_bytes<P>() >=
+				  (size_t) P::TILE * sizeof(uint64_t),
+				  "packed pairs: the tile's keys and payloads regions, one after the other, hold its pairs");
+
+	/* packed pairs into shared memory in digit order (over the keys' and payloads' regions), then out */
+	uint64_t   *items = reinterpret_cast<uint64_t *>(sh.tile_keys);
+
+	if constexpr (IN_PACKED)
+	{
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			items[r[i]] = (uint64_t) k[i] << 32 | pv[i];
+	}
+	else
+	{
+		/*
+		 * the keys' halves first, then the payloads', as the pairs apart
+		 * do: the keys' registers are free before the payloads are loaded
+		 */
+		uint32_t   *halves = reinterpret_cast<uint32_t *>(items);
+
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			halves[2 * r[i] + 1] = (uint32_t) k[i];
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+		{
+			const uint32_t idx = slice + i * 32;
+			uint32_t	v;
+
+			if (vals_in == NULL)
+				v = (uint32_t) (tile_base + idx);
+			else if (staged)
+				v = sh.staged_vals[idx];
+			else
+				v = FULL || idx < valid ? vals_in[tile_base + idx] : 0;
+			halves[2 * r[i]] = v;
+		}
+	}
+	__syncthreads();
+#pragma unroll
+	for (int s = 0; s < ITEMS; s++)
+	{
+		const uint32_t j = s * THREADS + t;
+
+		if (FULL || j < valid)
+		{
+			const uint64_t it = items[j];
+			const uint32_t to = sh.digit_base[digit_of((K) (it >> 32), kmin, shift, mask)] + j;
+
+			if constexpr (OUT_PACKED)
+				reinterpret_cast<uint64_t *>(keys_out)[to] = it;
+			else
+			{
+				keys_out[to] = (K) (it >> 32);
+				vals_out[to] = (uint32_t) it;
+			}
+		}
+	}
+}
+
+/*
  * Ranks, look-back and scatter of one tile.  FULL: the tile holds TILE keys
  * (no bounds checks); otherwise valid of them.
  */
-template <typename P, typename K, bool FULL>
+template <typename P, typename K, bool FULL, int IO>
 __device__ __forceinline__ void
 onesweep_tile(const onesweep_shared<P, K> &sh,
 			  const K *__restrict__ keys_in, K *__restrict__ keys_out,
@@ -1055,6 +1248,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	constexpr int ITEMS = P::ITEMS;
 	constexpr int THREADS = P::THREADS;
 	constexpr int BPT = P::BINS_PER_THREAD;
+	constexpr bool IN_PACKED = IO == ONESWEEP_IO_PACKED || IO == ONESWEEP_IO_UNPACK;
 	const uint32_t valid = FULL ? (uint32_t) P::TILE : valid_;
 	const size_t tile_base = (size_t) tile * P::TILE;
 	const int	t = threadIdx.x,
@@ -1063,14 +1257,26 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
 	K			k[ITEMS];
 	uint32_t	r[ITEMS];		/* rank in the warp's digit, later local place; digit << 16 (WARP_STARTS_FIRST: the place) */
+	uint32_t	pv[IN_PACKED ? ITEMS : 1];	/* packed in: the payloads */
 	/* payloads staged while the keys are ranked (16-byte copies need an aligned source) */
-	const bool	staged = P::ASYNC_VALS && FULL && vals_in != NULL &&
+	const bool	staged = !IN_PACKED && P::ASYNC_VALS && FULL && vals_in != NULL &&
 		((uintptr_t) vals_in & 15) == 0;
 
 	/* load, warp-striped within the warp's slice */
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
-		k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
+	{
+		if constexpr (IN_PACKED)
+		{
+			const uint64_t it = FULL || slice + i * 32 < valid
+				? reinterpret_cast<const uint64_t *>(keys_in)[tile_base + slice + i * 32] : 0;
+
+			k[i] = (K) (it >> 32);
+			pv[i] = (uint32_t) it;
+		}
+		else
+			k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
+	}
 	if (staged)
 		for (int c = t; c < P::TILE / 4; c += THREADS)
 			copy_async<16>(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
@@ -1162,73 +1368,24 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		copy_async_wait_all();
 	__syncthreads();
 
-	/* keys, then payloads, into shared memory in digit order */
-#pragma unroll
-	for (int i = 0; i < ITEMS; i++)
-		sh.tile_keys[r[i]] = k[i];
-	{
-		uint32_t	v[ITEMS];
-
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-		{
-			uint32_t	idx = slice + i * 32;
-
-			if (vals_in == NULL)
-				v[i] = (uint32_t) (tile_base + idx);
-			else if (staged)
-				v[i] = sh.staged_vals[idx];
-			else
-				v[i] = FULL || idx < valid ? vals_in[tile_base + idx] : 0;
-		}
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			sh.tile_vals[r[i]] = v[i];
-	}
-	__syncthreads();
-
-	/*
-	 * Keys out: consecutive threads, consecutive places of a digit's run;
-	 * then the payloads to the same places (kept in registers for 32-bit
-	 * keys; 64-bit keys leave no room and look them up again).
-	 */
-	constexpr bool KEEP_DEST = sizeof(K) == 4;
-	uint32_t	dest[KEEP_DEST ? ITEMS : 1];
-
-#pragma unroll
-	for (int s = 0; s < ITEMS; s++)
-	{
-		uint32_t	j = s * THREADS + t;
-
-		if (FULL || j < valid)
-		{
-			K			key = sh.tile_keys[j];
-			uint32_t	to = sh.digit_base[digit_of(key, kmin, shift, mask)] + j;
-
-			keys_out[to] = key;
-			if (KEEP_DEST)
-				dest[KEEP_DEST ? s : 0] = to;
-		}
-	}
-#pragma unroll
-	for (int s = 0; s < ITEMS; s++)
-	{
-		uint32_t	j = s * THREADS + t;
-
-		if (FULL || j < valid)
-			vals_out[KEEP_DEST ? dest[KEEP_DEST ? s : 0] :
-					 sh.digit_base[digit_of(sh.tile_keys[j], kmin, shift, mask)] + j] =
-				sh.tile_vals[j];
-	}
+	if constexpr (IO != ONESWEEP_IO_APART)
+		tile_out_packed<P, K, FULL, IO>(sh, k, r, pv, keys_out, vals_in, vals_out, staged,
+										tile_base, slice, valid, kmin, shift, mask);
+	else
+		tile_out_apart<P, K, FULL>(sh, k, r, keys_out, vals_in, vals_out, staged, tile_base, slice,
+								   valid, kmin, shift, mask);
 }
 
 /*
  * One digit pass.  vals_in NULL: the payload of key i is i (the first pass
- * makes the row positions instead of reading them).  status holds
+ * makes the row positions instead of reading them).  IO (onesweep_io):
+ * where the pairs come in packed, keys_in holds them as 64-bit words and
+ * vals_in is not read; where they go out packed, keys_out receives them and
+ * vals_out is not written.  status holds
  * tiles * BINS words and tile_counter one, all zero at launch.
  * global_start: the place's exclusive digit offsets.
  */
-template <typename P, typename K>
+template <typename P, typename K, int IO = ONESWEEP_IO_APART>
 __global__ void __launch_bounds__(P::THREADS, P::MIN_BLOCKS)
 onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
@@ -1256,10 +1413,10 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 	const size_t tile_base = (size_t) tile * P::TILE;
 
 	if ((size_t) n - tile_base >= (size_t) P::TILE)
-		onesweep_tile<P, K, true>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
+		onesweep_tile<P, K, true, IO>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
 								  global_start, status, tile, P::TILE);
 	else
-		onesweep_tile<P, K, false>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
+		onesweep_tile<P, K, false, IO>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
 								   global_start, status, tile, (uint32_t) (n - tile_base));
 }
 

@@ -64,12 +64,17 @@ struct onesweep_policy
 	static_assert(!WARP_STARTS_FIRST_ || EARLY_COUNTS_, "warp starts first are early counts");
 };
 
-/* The policies of one key width: narrow (8-bit) and wide (up to 10-bit) digits. */
-template <typename NARROW, typename WIDE>
+/*
+ * The policies of one key width: narrow (8-bit) and wide (up to 10-bit)
+ * digits, and the 8-bit passes of 32-bit keys whose pairs are packed in
+ * 64-bit words (onesweep_io).
+ */
+template <typename NARROW, typename WIDE, typename PACKED = NARROW>
 struct onesweep_policies
 {
 	typedef NARROW narrow;
 	typedef WIDE wide;
+	typedef PACKED packed;
 };
 
 /*
@@ -85,8 +90,16 @@ struct onesweep_policies
  * 32-bit keys but 136 KB (an A100's 163 KB) take the mid policies: the
  * same but the 1024 x 16 wide tile.
  */
+/*
+ * The packed 8-bit passes of 32-bit keys: 256 x 32, two blocks a SM, 128
+ * registers and no spill in any of the packed passes
+ * (bench/results/radix_packed-h100.txt: 384 x 24 packed 5% slower, 256 x
+ * 36 and staged payloads within 1%).  The mid and compact policies pack
+ * with their narrow policy (not measured).
+ */
 typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
-						  onesweep_policy<1024, 20, 10, 1, false, RANK_ATOMIC_OR, false, true> >
+						  onesweep_policy<1024, 20, 10, 1, false, RANK_ATOMIC_OR, false, true>,
+						  onesweep_policy<256, 32, 8, 2, true, RANK_ATOMIC_OR, false, true, true> >
 			onesweep_policies_u32;
 typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
 						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true> >
@@ -101,6 +114,14 @@ typedef onesweep_policies<onesweep_policy<256, 16, 8, 1>, onesweep_policy<256, 1
 			onesweep_policies_compact_u32;
 typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8, 10, 1> >
 			onesweep_policies_compact_u64;
+
+/*
+ * A place is skewed for packing (onesweep_can_pack) where its commonest
+ * digit holds more than 1/RADIX_PACK_SKEW of the keys: uniform keys' top
+ * share is 1/256, gaussian keys' (the sum of four) about 1/90, keys ANDed
+ * from four random words' 0.6, four distinct keys' at least 1/4.
+ */
+#define RADIX_PACK_SKEW			32
 
 /* Widest digit the wide policy sorts. */
 #define RADIX_WIDE_BITS			10

@@ -32,7 +32,7 @@ struct gpusort_job
 	int			nwords;
 	uint32_t   *d_words;		/* nwords * n; aliases d_keys[0] if nwords == 1 */
 	void	   *d_keys[2];		/* 64-bit keys if nwords > 1, else 32-bit */
-	uint32_t   *d_vals[2];
+	uint32_t   *d_vals[2];		/* right after d_keys[i], in its allocation */
 	void	   *d_temp;
 	size_t		temp_bytes;
 	void	   *d_bitonic;		/* padded buffers of a bitonic sort beyond one block */
@@ -108,10 +108,7 @@ gpusort_job_destroy(gpusort_job *job)
 	if (job->nwords > 1)
 		cudaFree(job->d_words);
 	for (int i = 0; i < 2; i++)
-	{
-		cudaFree(job->d_keys[i]);
-		cudaFree(job->d_vals[i]);
-	}
+		cudaFree(job->d_keys[i]);	/* d_vals[i] lies in the same allocation */
 	cudaFree(job->d_temp);
 	cudaFree(job->d_bitonic);
 	(void) cudaGetLastError();
@@ -124,10 +121,14 @@ job_alloc(gpusort_job *job)
 	size_t		n = job->n;
 	int			kb = job_key_bytes(job->nwords);
 
+	/*
+	 * each buffer's payloads right after its keys, so that the radix sort
+	 * may pack 32-bit pairs between its passes (onesweep_can_pack)
+	 */
 	for (int i = 0; i < 2; i++)
 	{
-		CUDA_TRY(cudaMalloc(&job->d_keys[i], n * kb));
-		CUDA_TRY(cudaMalloc(&job->d_vals[i], n * sizeof(uint32_t)));
+		CUDA_TRY(cudaMalloc(&job->d_keys[i], n * (kb + sizeof(uint32_t))));
+		job->d_vals[i] = (uint32_t *) ((unsigned char *) job->d_keys[i] + n * kb);
 	}
 	if (job->nwords > 1)
 		CUDA_TRY(cudaMalloc(&job->d_words, (size_t) job->nwords * n * sizeof(uint32_t)));

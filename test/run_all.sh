@@ -28,6 +28,12 @@ echo "== kernel test program as on a device of 163 KB of shared memory a block (
 echo "   keys: the radix sort's mid policies (the 10-bit passes' tile of 1024 x 16 keys)"
 GPUSORT_BLOCK_SMEM=166912 test/kernel_test 1048576 0 1
 
+echo "== kernel test program, 32-bit keys with their pairs kept apart between the radix passes"
+echo "   whatever the data (as where the buffers do not allow packing them), then packed"
+echo "   whatever the data"
+GPUSORT_PAIRS=apart test/kernel_test 1048576 0 1
+GPUSORT_PAIRS=packed test/kernel_test 1048576 0 1
+
 echo "== pg_regress (make installcheck)"
 cluster_start
 rm -rf results regression.diffs regression.out
