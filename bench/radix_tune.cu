@@ -796,6 +796,18 @@ run_packed(size_t n)
 			try_packed<U32>(b, ONESWEEP_PAIRS_PACKED, "packed");
 			try_packed<U32>(b, ONESWEEP_PAIRS_BY_DATA, "by the data");
 		}
+		if (dist == DIST_BANDED20)
+		{
+			typedef onesweep_policies<U32::narrow, U32::wide, U32::packed, true> WIDE_PACKS;
+			typedef onesweep_policies<U32::narrow, P(1024, 16, 10, 1, false, OR, false, true), U32::packed, true> WIDE16_PACKS;
+
+			for (int rep = 0; rep < 2; rep++)
+			{
+				try_packed<WIDE_PACKS>(b, ONESWEEP_PAIRS_PACKED, "packed, 10-bit passes too");
+				try_packed<WIDE16_PACKS>(b, ONESWEEP_PAIRS_PACKED, "packed, 10-bit passes too, W 1024 x 16");
+				try_packed<U32>(b, ONESWEEP_PAIRS_APART, "apart");
+			}
+		}
 		if (dist == DIST_UNIFORM)
 		{
 			try_packed<onesweep_policies<U32::narrow, U32::wide, P(256, 32, 8, 2, true, OR, true, true, true)>>(b, ONESWEEP_PAIRS_PACKED, "packed P(256, 32, 8, 2, t, OR, t, t, t)");

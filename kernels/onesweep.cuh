@@ -159,8 +159,8 @@ onesweep_pairs(void)
 /*
  * May a sort of n pairs in these buffers pack them between its passes
  * (plan, from the first read *look; from_min: a plan over key - min)?
- * 32-bit keys, two 8-bit passes or more, and each buffer's payloads right
- * after its keys (vals[i] == keys[i] + n, 8-byte aligned), so that keys[i]
+ * 32-bit keys, two passes or more (10-bit ones where POL::WIDE_PACKS), and
+ * each buffer's payloads right after its keys (vals[i] == keys[i] + n, 8-byte aligned), so that keys[i]
  * is room for n packed pairs -- the sort job allocates them so.  By the
  * data, the pairs are packed unless most passes are of skewed places,
  * where one digit holds more than 1/RADIX_PACK_SKEW of the keys (the look
@@ -168,7 +168,7 @@ onesweep_pairs(void)
  * packed passes are faster on spread digits, apart ones on skewed digits
  * (bench/results/radix_packed-h100.txt).
  */
-template <typename K>
+template <typename POL, typename K>
 static inline bool
 onesweep_can_pack(K *const keys[2], uint32_t *const vals[2], size_t n, const digit_plan &plan,
 				  bool from_min, const first_read_summary *look)
@@ -184,8 +184,8 @@ onesweep_can_pack(K *const keys[2], uint32_t *const vals[2], size_t n, const dig
 			return false;
 		for (int p = 0; p < plan.passes; p++)
 		{
-			if (plan.bits[p] > RADIX_NARROW_BITS)
-				return false;	/* the wide passes spill packed (bench/results/radix_packed-h100.txt) */
+			if (plan.bits[p] > RADIX_NARROW_BITS && !POL::WIDE_PACKS)
+				return false;	/* bench/results/radix_packed-h100.txt */
 			if (!from_min && (size_t) look->top[plan.shift[p] / RADIX_NARROW_BITS] * RADIX_PACK_SKEW > n)
 				skewed++;
 		}
@@ -525,7 +525,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	CUDA_TRY_LAUNCH("exclusive_scan_kernel");
 
 	/* 3. one onesweep kernel per pass, pairs packed between passes where they can be */
-	const bool	packed = onesweep_can_pack<K>(keys, vals, n, plan, stats->from_min, look);
+	const bool	packed = onesweep_can_pack<POL, K>(keys, vals, n, plan, stats->from_min, look);
 	int			cur = 0;
 
 	for (int p = 0; p < plan.passes; p++)

@@ -1070,6 +1070,21 @@ tile_look_back(uint32_t *digit_base, const uint32_t *__restrict__ global_start, 
 }
 
 /*
+ * Does a pass with packed pairs coming in hold their payloads in registers
+ * from the load to the tile's shared store?  Where the policy's register
+ * budget (65,536 a SM over THREADS * MIN_BLOCKS) leaves room for keys,
+ * ranks and payloads (3 * ITEMS and 32 more); otherwise it loads the keys'
+ * halves first and the payloads' halves again later, from the cache (the
+ * 10-bit passes' 1,024-thread tile: 64 registers).
+ */
+template <typename P>
+__host__ __device__ constexpr bool
+onesweep_holds_payloads()
+{
+	return 65536 / (P::THREADS * P::MIN_BLOCKS) >= 3 * P::ITEMS + 32;
+}
+
+/*
  * The end of a tile whose ranks r (its keys' places in the tile) and look-
  * back are done: the pairs into shared memory in digit order, then out to
  * their global places (digit_base), consecutive threads writing
@@ -1151,15 +1166,17 @@ tile_out_apart(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 /*
  * The same for packed pairs (IO, onesweep_io: 32-bit keys): each pair as
  * one 64-bit word over the tile's keys' and payloads' regions; where they
- * come in packed, pv holds the payloads; where they go out apart, keys and
- * payloads are written from the same word.
+ * come in packed, pv holds the payloads (onesweep_holds_payloads) or they
+ * are read again from keys_in; where they go out apart, keys and payloads
+ * are written from the same word.
  */
 template <typename P, typename K, bool FULL, int IO>
 __device__ __forceinline__ void
 tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 				const uint32_t (&r)[P::ITEMS],
-				const uint32_t (&pv)[IO == ONESWEEP_IO_PACKED || IO == ONESWEEP_IO_UNPACK ? P::ITEMS : 1],
-				K *__restrict__ keys_out,
+				const uint32_t (&pv)[(IO == ONESWEEP_IO_PACKED || IO == ONESWEEP_IO_UNPACK) &&
+									 onesweep_holds_payloads<P>() ? P::ITEMS : 1],
+				const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out, bool staged,
 				size_t tile_base, uint32_t slice, uint32_t valid, K kmin, int shift, uint32_t mask)
 {
@@ -1177,7 +1194,7 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 	/* packed pairs into shared memory in digit order (over the keys' and payloads' regions), then out */
 	uint64_t   *items = reinterpret_cast<uint64_t *>(sh.tile_keys);
 
-	if constexpr (IN_PACKED)
+	if constexpr (IN_PACKED && onesweep_holds_payloads<P>())
 	{
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
@@ -1188,8 +1205,10 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 		/*
 		 * the keys' halves first, then the payloads', as the pairs apart
 		 * do: the keys' registers are free before the payloads are loaded
+		 * (packed in: their halves of the pairs, read again)
 		 */
 		uint32_t   *halves = reinterpret_cast<uint32_t *>(items);
+		const uint32_t *halves_in = reinterpret_cast<const uint32_t *>(keys_in);
 
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
@@ -1200,7 +1219,9 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 			const uint32_t idx = slice + i * 32;
 			uint32_t	v;
 
-			if (vals_in == NULL)
+			if constexpr (IN_PACKED)
+				v = FULL || idx < valid ? halves_in[2 * (tile_base + idx)] : 0;
+			else if (vals_in == NULL)
 				v = (uint32_t) (tile_base + idx);
 			else if (staged)
 				v = sh.staged_vals[idx];
@@ -1257,7 +1278,8 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
 	K			k[ITEMS];
 	uint32_t	r[ITEMS];		/* rank in the warp's digit, later local place; digit << 16 (WARP_STARTS_FIRST: the place) */
-	uint32_t	pv[IN_PACKED ? ITEMS : 1];	/* packed in: the payloads */
+	constexpr bool HOLD = IN_PACKED && onesweep_holds_payloads<P>();
+	uint32_t	pv[HOLD ? ITEMS : 1];	/* packed in: the payloads, where held */
 	/* payloads staged while the keys are ranked (16-byte copies need an aligned source) */
 	const bool	staged = !IN_PACKED && P::ASYNC_VALS && FULL && vals_in != NULL &&
 		((uintptr_t) vals_in & 15) == 0;
@@ -1266,7 +1288,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
 	{
-		if constexpr (IN_PACKED)
+		if constexpr (HOLD)
 		{
 			const uint64_t it = FULL || slice + i * 32 < valid
 				? reinterpret_cast<const uint64_t *>(keys_in)[tile_base + slice + i * 32] : 0;
@@ -1274,6 +1296,10 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 			k[i] = (K) (it >> 32);
 			pv[i] = (uint32_t) it;
 		}
+		else if constexpr (IN_PACKED)
+			k[i] = FULL || slice + i * 32 < valid
+				? (K) reinterpret_cast<const uint32_t *>(keys_in)[2 * (tile_base + slice + i * 32) + 1]
+				: (K) 0;
 		else
 			k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
 	}
@@ -1369,7 +1395,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	__syncthreads();
 
 	if constexpr (IO != ONESWEEP_IO_APART)
-		tile_out_packed<P, K, FULL, IO>(sh, k, r, pv, keys_out, vals_in, vals_out, staged,
+		tile_out_packed<P, K, FULL, IO>(sh, k, r, pv, keys_in, keys_out, vals_in, vals_out, staged,
 										tile_base, slice, valid, kmin, shift, mask);
 	else
 		tile_out_apart<P, K, FULL>(sh, k, r, keys_out, vals_in, vals_out, staged, tile_base, slice,

@@ -69,12 +69,13 @@ struct onesweep_policy
  * digits, and the 8-bit passes of 32-bit keys whose pairs are packed in
  * 64-bit words (onesweep_io).
  */
-template <typename NARROW, typename WIDE, typename PACKED = NARROW>
+template <typename NARROW, typename WIDE, typename PACKED = NARROW, bool WIDE_PACKS_ = false>
 struct onesweep_policies
 {
 	typedef NARROW narrow;
 	typedef WIDE wide;
 	typedef PACKED packed;
+	static constexpr bool WIDE_PACKS = WIDE_PACKS_;	/* 10-bit passes may pack too */
 };
 
 /*
@@ -94,15 +95,21 @@ struct onesweep_policies
  * The packed 8-bit passes of 32-bit keys: 256 x 32, two blocks a SM, 128
  * registers and no spill in any of the packed passes
  * (bench/results/radix_packed-h100.txt: 384 x 24 packed 5% slower, 256 x
- * 36 and staged payloads within 1%).  The mid and compact policies pack
- * with their narrow policy (not measured).
+ * 36 and staged payloads within 1%); the 10-bit passes pack on their own
+ * tile (the payloads read again, onesweep_holds_payloads: banded 32-bit
+ * keys at 100M 2.47 against 2.61 ms apart; 1024 x 16 2.57-2.58).  The mid
+ * policies pack with their narrow policy, the compact ones too (not
+ * measured).
  */
 typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
 						  onesweep_policy<1024, 20, 10, 1, false, RANK_ATOMIC_OR, false, true>,
-						  onesweep_policy<256, 32, 8, 2, true, RANK_ATOMIC_OR, false, true, true> >
+						  onesweep_policy<256, 32, 8, 2, true, RANK_ATOMIC_OR, false, true, true>,
+						  true>
 			onesweep_policies_u32;
 typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
-						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true> >
+						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true>,
+						  onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
+						  true>
 			onesweep_policies_mid_u32;
 typedef onesweep_policies<onesweep_policy<256, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
 						  onesweep_policy<512, 24, 10, 1, false, RANK_ATOMIC_OR, true, true> >
