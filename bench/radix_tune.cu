@@ -186,8 +186,8 @@ try_policy(bufs<K> &b, const char *name)
 	});
 	bool		ok = same_as_cub(b, o);
 
-	printf("  %-34s %8.3f ms %6.2f G/s  passes %d%s\n", name, ms, b.n / ms / 1e6, st.passes,
-		   ok ? "" : "  WRONG (differs from CUB)");
+	printf("  %-34s %8.3f ms %6.2f G/s  passes %d%s%s\n", name, ms, b.n / ms / 1e6, st.passes,
+		   st.packed ? " packed" : "", ok ? "" : "  WRONG (differs from CUB)");
 	if (!ok)
 		failures++;
 }
@@ -741,23 +741,13 @@ run_look(size_t n)
  * place's commonest-digit share; on uniform keys also other tile shapes of
  * the packed passes.  32-bit keys; every output compared with CUB's.
  */
+/* try_policy with the pairs' mode (onesweep_pairs) set to mode for the sort. */
 template <typename POL>
 static void
 try_packed(bufs<uint32_t> &b, int mode, const char *name)
 {
-	onesweep_stats st;
-	int			o;
-
 	onesweep_pairs_mode = mode;
-	double		ms = time_it(b, [&] {
-		if (onesweep_sort_pairs_t<POL, uint32_t>(b.keys, b.vals, b.n, false, b.temp, 0, &o, &st) != GPUSORT_OK)
-			exit(2);
-	});
-	bool		ok = same_as_cub(b, o);
-
-	printf("  %-44s %8.3f ms %6.2f G/s  passes %d%s%s\n", name, ms, b.n / ms / 1e6, st.passes,
-		   st.packed ? " packed" : " apart", ok ? "" : "  WRONG (differs from CUB)");
-	failures += !ok;
+	try_policy<POL, uint32_t>(b, name);
 	onesweep_pairs_mode = ONESWEEP_PAIRS_BY_DATA;
 }
 

@@ -400,9 +400,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 	}
 	cudaFree(src);
 	for (int i = 0; i < 2; i++)
-	{
-		cudaFree(keys[i]);
-	}
+		cudaFree(keys[i]);		/* vals[i] lies in the same allocation */
 	cudaFree(temp);
 	cudaFree(bitonic_temp);
 	cudaFree(cub_temp);

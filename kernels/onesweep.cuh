@@ -160,8 +160,9 @@ onesweep_pairs(void)
  * May a sort of n pairs in these buffers pack them between its passes
  * (plan, from the first read *look; from_min: a plan over key - min)?
  * 32-bit keys, two passes or more (10-bit ones where POL::WIDE_PACKS), and
- * each buffer's payloads right after its keys (vals[i] == keys[i] + n, 8-byte aligned), so that keys[i]
- * is room for n packed pairs -- the sort job allocates them so.  By the
+ * each buffer's payloads right after its keys (vals[i] == keys[i] + n,
+ * 8-byte aligned), so that keys[i] is room for n packed pairs -- the sort
+ * job allocates them so.  By the
  * data, the pairs are packed unless most passes are of skewed places,
  * where one digit holds more than 1/RADIX_PACK_SKEW of the keys (the look
  * counted the 8-bit places; a plan over key - min is taken as not skewed):

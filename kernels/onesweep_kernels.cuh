@@ -1084,6 +1084,27 @@ onesweep_holds_payloads()
 	return 65536 / (P::THREADS * P::MIN_BLOCKS) >= 3 * P::ITEMS + 32;
 }
 
+/* Do a pass's pairs come in packed (IO: onesweep_io)?  Go out packed? */
+__host__ __device__ constexpr bool
+onesweep_io_packed_in(int io)
+{
+	return io == ONESWEEP_IO_PACKED || io == ONESWEEP_IO_UNPACK;
+}
+
+__host__ __device__ constexpr bool
+onesweep_io_packed_out(int io)
+{
+	return io == ONESWEEP_IO_PACK || io == ONESWEEP_IO_PACKED;
+}
+
+/* The payloads a thread of a pass (policy P, IO) holds in registers: ITEMS or none (1). */
+template <typename P, int IO>
+__host__ __device__ constexpr int
+onesweep_held_payloads()
+{
+	return onesweep_io_packed_in(IO) && onesweep_holds_payloads<P>() ? P::ITEMS : 1;
+}
+
 /*
  * The end of a tile whose ranks r (its keys' places in the tile) and look-
  * back are done: the pairs into shared memory in digit order, then out to
@@ -1174,16 +1195,15 @@ template <typename P, typename K, bool FULL, int IO>
 __device__ __forceinline__ void
 tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 				const uint32_t (&r)[P::ITEMS],
-				const uint32_t (&pv)[(IO == ONESWEEP_IO_PACKED || IO == ONESWEEP_IO_UNPACK) &&
-									 onesweep_holds_payloads<P>() ? P::ITEMS : 1],
+				const uint32_t (&pv)[onesweep_held_payloads<P, IO>()],
 				const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out, bool staged,
 				size_t tile_base, uint32_t slice, uint32_t valid, K kmin, int shift, uint32_t mask)
 {
 	constexpr int ITEMS = P::ITEMS;
 	constexpr int THREADS = P::THREADS;
-	constexpr bool IN_PACKED = IO == ONESWEEP_IO_PACKED || IO == ONESWEEP_IO_UNPACK;
-	constexpr bool OUT_PACKED = IO == ONESWEEP_IO_PACK || IO == ONESWEEP_IO_PACKED;
+	constexpr bool IN_PACKED = onesweep_io_packed_in(IO);
+	constexpr bool HOLD = onesweep_held_payloads<P, IO>() > 1;
 	const int	t = threadIdx.x;
 
 	static_assert(sizeof(K) == 4, "packed pairs: 32-bit keys");
@@ -1194,7 +1214,7 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 	/* packed pairs into shared memory in digit order (over the keys' and payloads' regions), then out */
 	uint64_t   *items = reinterpret_cast<uint64_t *>(sh.tile_keys);
 
-	if constexpr (IN_PACKED && onesweep_holds_payloads<P>())
+	if constexpr (HOLD)
 	{
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
@@ -1241,7 +1261,7 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 			const uint64_t it = items[j];
 			const uint32_t to = sh.digit_base[digit_of((K) (it >> 32), kmin, shift, mask)] + j;
 
-			if constexpr (OUT_PACKED)
+			if constexpr (onesweep_io_packed_out(IO))
 				reinterpret_cast<uint64_t *>(keys_out)[to] = it;
 			else
 			{
@@ -1269,7 +1289,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	constexpr int ITEMS = P::ITEMS;
 	constexpr int THREADS = P::THREADS;
 	constexpr int BPT = P::BINS_PER_THREAD;
-	constexpr bool IN_PACKED = IO == ONESWEEP_IO_PACKED || IO == ONESWEEP_IO_UNPACK;
+	constexpr bool IN_PACKED = onesweep_io_packed_in(IO);
 	const uint32_t valid = FULL ? (uint32_t) P::TILE : valid_;
 	const size_t tile_base = (size_t) tile * P::TILE;
 	const int	t = threadIdx.x,
@@ -1278,8 +1298,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
 	K			k[ITEMS];
 	uint32_t	r[ITEMS];		/* rank in the warp's digit, later local place; digit << 16 (WARP_STARTS_FIRST: the place) */
-	constexpr bool HOLD = IN_PACKED && onesweep_holds_payloads<P>();
-	uint32_t	pv[HOLD ? ITEMS : 1];	/* packed in: the payloads, where held */
+	uint32_t	pv[onesweep_held_payloads<P, IO>()];	/* packed in: the payloads, where held */
 	/* payloads staged while the keys are ranked (16-byte copies need an aligned source) */
 	const bool	staged = !IN_PACKED && P::ASYNC_VALS && FULL && vals_in != NULL &&
 		((uintptr_t) vals_in & 15) == 0;
@@ -1288,7 +1307,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 #pragma unroll
 	for (int i = 0; i < ITEMS; i++)
 	{
-		if constexpr (HOLD)
+		if constexpr (onesweep_held_payloads<P, IO>() > 1)
 		{
 			const uint64_t it = FULL || slice + i * 32 < valid
 				? reinterpret_cast<const uint64_t *>(keys_in)[tile_base + slice + i * 32] : 0;
