@@ -1,11 +1,13 @@
 /*
  * bitonic.cuh -- bitonic sorting networks for (key, payload) pairs, after
- * Batcher: in shared memory for one block's worth of pairs (the leaves of
- * GPU-Quicksort and the whole sort of small inputs), and as a network in
- * global memory for inputs larger than a block (strides of a block or more
- * over the whole array, the smaller strides of a stage in shared memory:
- * all in one cooperative launch with grid-wide barriers where a block per
- * chunk can be resident at once, else a kernel per global stride).
+ * Batcher: with a block's places in registers (bitonic_regs_network: the
+ * leaves of GPU-Quicksort, the whole sort of small inputs, the chunks of
+ * larger ones), in shared memory alone (bitonic_block_sort: quicksort's
+ * phase two), and as a network in global memory for inputs larger than a
+ * block (strides of a chunk or more over the whole array, the smaller
+ * strides of a merge in registers: all in one cooperative launch with
+ * grid-wide barriers where a block per chunk can be resident at once, else
+ * a kernel per global stride; bitonic_sort.cu).
  *
  * Pairs compare by key, then by payload, so the order is total and the
  * result is the stable one when payloads are row positions; padding pairs
@@ -20,7 +22,8 @@
 #include "gpusort_kernels.h"
 
 #define BITONIC_THREADS		512
-#define BITONIC_BLOCK_PAIRS	2048	/* pairs one block sorts in shared memory */
+#define BITONIC_BLOCK_PAIRS	2048	/* pairs one block sorts in shared memory; the bitonic sort's chunk */
+#define BITONIC_ONE_BLOCK_MAX	4096	/* most pairs the bitonic sort gives one block, where it fits */
 #define BITONIC_PAD_VAL		0xffffffffu
 
 template <typename K>
@@ -134,6 +137,257 @@ bitonic_block_sort(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout,
 		vout[i] = sv[from];
 	}
 	__syncthreads();
+}
+
+/*
+ * The network with a block's places in registers: SIZE places (a power of
+ * two) over bitonic_threads(SIZE) threads, each holding E = SIZE / threads
+ * consecutive places -- strides below E within a thread, strides within a
+ * warp by shuffles, the larger ones through shared memory (sk/sv:
+ * bitonic_smem_places(SIZE) places, padded a place every 32 so that both a
+ * thread's consecutive places and a warp's coalesced ones are free of bank
+ * conflicts).  GPU-Quicksort's leaves and the bitonic sort's one block and
+ * chunks take it.
+ *
+ * This is the form of the network in which every comparator puts the
+ * smaller pair at the lower place: each merge of size places first
+ * compares place e with its mirror e ^ (size - 1), then e with e ^ stride
+ * for the strides below size / 2 (bitonic_keep, bitonic_swaps).  Places past
+ * the pairs hold padding pairs of the greatest key and payload, and a
+ * comparator whose upper place holds one leaves both places as they were;
+ * so the padding never moves (the real pairs end sorted in the lowest
+ * places), and the warps whose places are all padding do nothing but wait
+ * at the barriers (their places in shared memory keep the padding written
+ * at the start).
+ *
+ * TOTAL: pairs compare by key, then payload -- a total order, so the result
+ * is the stable one where payloads are row positions (the bitonic sort).
+ * Without it (quicksort, which needs no order among equal keys) 32-bit
+ * keys alone decide, by one min-or-max instruction; 64-bit keys, which
+ * have no such instruction, compare as pairs either way (measured on the
+ * H100: the keys-only form was 7% slower there).
+ */
+#define BITONIC_REG_PLACES	8			/* most places a thread */
+#define BITONIC_REG_THREADS_MIN 256		/* fewest threads a network */
+
+/* Threads of the network of size places: BITONIC_REG_PLACES places a thread at most. */
+__host__ __device__ constexpr int
+bitonic_threads(int size, int places = BITONIC_REG_PLACES, int threads_min = BITONIC_REG_THREADS_MIN)
+{
+	return size / places > threads_min ? size / places : threads_min;
+}
+
+__host__ __device__ constexpr int
+bitonic_smem_places(int size)
+{
+	return size + size / 32;
+}
+
+/* Shared memory of a network of size places (keys, then payloads). */
+template <typename K>
+__host__ __device__ constexpr size_t
+bitonic_smem_bytes(int size)
+{
+	return (size_t) bitonic_smem_places(size) * (sizeof(K) + sizeof(uint32_t));
+}
+
+__device__ __forceinline__ int
+bitonic_pad(int e)
+{
+	return e + (e >> 5);
+}
+
+/*
+ * One side of a comparator whose other side is (pk, pv): the pair at the
+ * lower place (keep_min: this one) ends with the smaller.  Keys alone (32-bit
+ * keys without TOTAL): each side -- its own thread -- takes the partner's
+ * pair only where the partner's key wins, so that both make the same choice:
+ * equal keys stay put, no payload is lost or doubled, and padding (the
+ * greatest key) never moves below a real pair of the same key.
+ */
+template <typename K, bool TOTAL>
+__device__ __forceinline__ void
+bitonic_keep(K &k, uint32_t &v, K pk, uint32_t pv, bool keep_min)
+{
+	if constexpr (sizeof(K) == 4 && !TOTAL)
+	{
+		const K		nk = keep_min ? min(k, pk) : max(k, pk);
+
+		v = nk != k ? pv : v;
+		k = nk;
+	}
+	else
+	{
+		const bool	gt = pair_greater(k, v, pk, pv);
+
+		if (keep_min ? gt : !gt)
+		{
+			k = pk;
+			v = pv;
+		}
+	}
+}
+
+/* Does the pair at the lower place of a comparator go up (as bitonic_keep orders them)? */
+template <typename K, bool TOTAL>
+__device__ __forceinline__ bool
+bitonic_swaps(K klo, uint32_t vlo, K khi, uint32_t vhi)
+{
+	if constexpr (sizeof(K) == 4 && !TOTAL)
+		return klo > khi;
+	else
+		return pair_greater(klo, vlo, khi, vhi);
+}
+
+/*
+ * Every thread's E places from registers into shared memory, between
+ * barriers (skip: the warp's places there are as it would write them).
+ */
+template <typename K, int E>
+__device__ __forceinline__ void
+bitonic_regs_to_smem(const K *k, const uint32_t *v, K *sk, uint32_t *sv, bool skip)
+{
+	const int	t = threadIdx.x;
+
+	__syncthreads();
+	if (!skip)
+#pragma unroll
+		for (int r = 0; r < E; r++)
+		{
+			sk[bitonic_pad(t * E + r)] = k[r];
+			sv[bitonic_pad(t * E + r)] = v[r];
+		}
+	__syncthreads();
+}
+
+/* Every thread's E places from shared memory into registers (after a barrier). */
+template <typename K, int E>
+__device__ __forceinline__ void
+bitonic_smem_to_regs(K *k, uint32_t *v, const K *sk, const uint32_t *sv)
+{
+	const int	t = threadIdx.x;
+
+#pragma unroll
+	for (int r = 0; r < E; r++)
+	{
+		k[r] = sk[bitonic_pad(t * E + r)];
+		v[r] = sv[bitonic_pad(t * E + r)];
+	}
+}
+
+/*
+ * One step of the network over the block's places in registers: the
+ * comparators of stride `stride` in merges of `size` places (mirror: the
+ * merge's first step, e against e ^ (size - 1)).  idle: the warp holds
+ * padding only; pad_only: this thread does.
+ */
+template <typename K, int E, bool TOTAL>
+__device__ __forceinline__ void
+bitonic_regs_step(K *k, uint32_t *v, K *sk, uint32_t *sv, int size, int stride, bool mirror,
+				  bool idle, bool pad_only)
+{
+	const int	t = threadIdx.x,
+				lane = t & 31;
+
+	if (stride >= E * 32)
+	{
+		/* the partner is in another warp */
+		bitonic_regs_to_smem<K, E>(k, v, sk, sv, idle);
+		if (!idle)
+#pragma unroll
+			for (int r = 0; r < E; r++)
+			{
+				const int	e = t * E + r,
+							p = e ^ (mirror ? size - 1 : stride);
+
+				bitonic_keep<K, TOTAL>(k[r], v[r], sk[bitonic_pad(p)], sv[bitonic_pad(p)],
+									   (e & stride) == 0);
+			}
+	}
+	else if (stride >= E)
+	{
+		/* the partner is in another lane of this warp */
+		const int	m = stride / E;
+
+		if (idle)
+			return;
+		if (mirror)
+		{
+			/* lane ^ (2m - 1), its place E - 1 - r */
+#pragma unroll
+			for (int r = 0; r < E / 2; r++)
+			{
+				const K		pk_lo = __shfl_xor_sync(0xffffffffu, k[E - 1 - r], 2 * m - 1),
+							pk_hi = __shfl_xor_sync(0xffffffffu, k[r], 2 * m - 1);
+				const uint32_t pv_lo = __shfl_xor_sync(0xffffffffu, v[E - 1 - r], 2 * m - 1),
+							pv_hi = __shfl_xor_sync(0xffffffffu, v[r], 2 * m - 1);
+
+				bitonic_keep<K, TOTAL>(k[r], v[r], pk_lo, pv_lo, (lane & m) == 0);
+				bitonic_keep<K, TOTAL>(k[E - 1 - r], v[E - 1 - r], pk_hi, pv_hi, (lane & m) == 0);
+			}
+		}
+		else
+#pragma unroll
+			for (int r = 0; r < E; r++)
+			{
+				const K		pk = __shfl_xor_sync(0xffffffffu, k[r], m);
+				const uint32_t pv = __shfl_xor_sync(0xffffffffu, v[r], m);
+
+				bitonic_keep<K, TOTAL>(k[r], v[r], pk, pv, (lane & m) == 0);
+			}
+	}
+	else if (!pad_only)
+	{
+		/* both places are this thread's */
+#pragma unroll
+		for (int r = 0; r < E; r++)
+			if ((r & stride) == 0)
+			{
+				const int	q = r ^ (mirror ? size - 1 : stride);
+
+				if (bitonic_swaps<K, TOTAL>(k[r], v[r], k[q], v[q]))
+				{
+					const K		tk = k[r];
+					const uint32_t tv = v[r];
+
+					k[r] = k[q];
+					v[r] = v[q];
+					k[q] = tk;
+					v[q] = tv;
+				}
+			}
+	}
+}
+
+/*
+ * The merges of FROM .. SIZE places (powers of two) over the block's SIZE
+ * places in registers (THREADS threads, bitonic_threads(SIZE) but where
+ * measuring others): FROM 2 sorts them; FROM = 2 * SIZE only finishes a
+ * merge larger than the block whose strides of SIZE and more are done (its
+ * strides SIZE / 2 .. 1, no mirror step).
+ */
+template <typename K, int SIZE, int THREADS, int FROM, bool TOTAL>
+__device__ __forceinline__ void
+bitonic_regs_network(K *k, uint32_t *v, K *sk, uint32_t *sv, bool idle, bool pad_only)
+{
+	constexpr int E = SIZE / THREADS;
+
+	static_assert(E >= 2 && E * THREADS == SIZE, "whole places, two a thread or more (the mirror steps)");
+	if constexpr (FROM > SIZE)
+	{
+#pragma unroll
+		for (int stride = SIZE >> 1; stride > 0; stride >>= 1)
+			bitonic_regs_step<K, E, TOTAL>(k, v, sk, sv, FROM, stride, false, idle, pad_only);
+	}
+	else
+	{
+#pragma unroll
+		for (int size = FROM; size <= SIZE; size <<= 1)
+#pragma unroll
+			for (int stride = size >> 1; stride > 0; stride >>= 1)
+				bitonic_regs_step<K, E, TOTAL>(k, v, sk, sv, size, stride, stride == size >> 1,
+											   idle, pad_only);
+	}
 }
 
 /*
