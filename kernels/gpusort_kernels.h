@@ -91,8 +91,8 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
 
 /*
  * gpusort.algorithm = auto, measured on an H100 (README, "Choosing the
- * algorithm"): up to GPUSORT_AUTO_BITONIC_MAX_N rows a bitonic network in
- * one block; above that a look at the keys -- the radix sort's own first
+ * algorithm"): up to GPUSORT_AUTO_BITONIC_MAX_N_32/_64 rows (32-/64-bit
+ * keys) the bitonic network, without a look; above that a look at the keys -- the radix sort's own first
  * read (digit counts of every byte, key range) and, only where every byte
  * takes at most quicksort's limit of values, the distinct values of a
  * sample of GPUSORT_AUTO_SAMPLE keys -- picks quicksort for at most that
@@ -107,11 +107,13 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
  * write long runs and beat the radix sort's eight passes -- unless the
  * first read (taken after an ascending sample) finds every key <= the
  * next, which no sort needs to move (radix takes no pass).  Up to
- * GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys that the look sends to
- * radix with a plan of at least GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES
- * passes take the bitonic network instead (one launch there).
+ * GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys the look is quicksort's
+ * range read and sample alone, and keys that the radix sort would take in
+ * at least GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES passes of key - min go to
+ * the bitonic network (one launch there).
  */
-#define GPUSORT_AUTO_BITONIC_MAX_N				16384
+#define GPUSORT_AUTO_BITONIC_MAX_N_32			32768
+#define GPUSORT_AUTO_BITONIC_MAX_N_64			16384
 #define GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64	131072
 #define GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES	5
 #define GPUSORT_AUTO_SAMPLE						256

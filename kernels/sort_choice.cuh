@@ -12,9 +12,11 @@
  * sample of FIRST_READ_SAMPLE, which tells few distinct keys (quicksort,
  * which takes its key range from the read) from many combinations of few
  * digits (radix).  Up to GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys
- * that radix would sort in at least GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES
- * passes (onesweep_plan_from_look, the plan the radix sort would take)
- * take the bitonic network instead.
+ * the look is quicksort's range read and its sample instead (no digit
+ * counts), and keys that radix would sort in at least
+ * GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES passes (onesweep_plan_from_look,
+ * the plan over key - min the radix sort would take after such a read)
+ * take the bitonic network.
  */
 #ifndef GPUSORT_SORT_CHOICE_CUH
 #define GPUSORT_SORT_CHOICE_CUH
@@ -85,11 +87,11 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		snprintf(why, len, "keys wider than 64 bits");
 		return GPUSORT_OK;
 	}
-	if (n <= GPUSORT_AUTO_BITONIC_MAX_N)
+	if (n <= (size_t) (wide ? GPUSORT_AUTO_BITONIC_MAX_N_64 : GPUSORT_AUTO_BITONIC_MAX_N_32))
 	{
 		*chosen = GPUSORT_ALGO_BITONIC;
 		snprintf(why, len, "%zu rows, at most %d: one bitonic network", n,
-				 GPUSORT_AUTO_BITONIC_MAX_N);
+				 wide ? GPUSORT_AUTO_BITONIC_MAX_N_64 : GPUSORT_AUTO_BITONIC_MAX_N_32);
 		return GPUSORT_OK;
 	}
 
@@ -139,8 +141,59 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		}
 	}
 
-	/* the look: the radix sort's own first read, with a sample where asked */
 	const first_read_summary *s;
+
+	/*
+	 * Up to GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys the look is
+	 * quicksort's read (the range and the sample, no digit counts): every
+	 * choice there but a radix sort of a short plan needs no counts -- keys
+	 * in order, few distinct keys (quicksort goes on from the read), and the
+	 * bitonic network where radix would take many passes -- and eight
+	 * places' counts cost several microseconds on sorts of 50-100.  The
+	 * radix sort of a short plan (banded keys) counts the digits of key -
+	 * min after it, as after a lazy read that left keys uncounted (a plan
+	 * over key - min, the one it takes for such keys anyway).
+	 */
+	if (wide && n <= GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64)
+	{
+		digit_plan	none,
+					plan;
+
+		none.passes = 0;
+		if ((st = onesweep_first_read<K>(keys, n, none, temp, limit, 0)) != GPUSORT_OK ||
+			(st = onesweep_first_read_wait(0, &s)) != GPUSORT_OK)
+			return st;
+		look->counted = true;
+		look->summary = *s;
+		look->summary.complete = 0;	/* no digit counts taken */
+		*chosen = GPUSORT_ALGO_RADIX;
+		if (s->range[0] == s->range[1])
+			snprintf(why, len, "all keys equal (the range read shows it)");
+		else if (s->sorted)
+			snprintf(why, len, "keys already in order (the range read shows it)");
+		else if (s->distinct <= limit)
+		{
+			*chosen = GPUSORT_ALGO_QUICKSORT;
+			snprintf(why, len, "few distinct keys (%d in a sample of %d)", s->distinct,
+					 FIRST_READ_SAMPLE);
+		}
+		else
+		{
+			(void) onesweep_plan_from_look<K>(&look->summary, -1, &plan);
+			if (plan.passes >= GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES)
+			{
+				*chosen = GPUSORT_ALGO_BITONIC;
+				snprintf(why, len, "%zu 64-bit keys that radix would sort in %d passes", n,
+						 plan.passes);
+			}
+			else
+				snprintf(why, len, "64-bit keys in a range of %d bits (%d passes)",
+						 onesweep_bit_length(s->range[1] - s->range[0]), plan.passes);
+		}
+		return GPUSORT_OK;
+	}
+
+	/* the look: the radix sort's own first read, with a sample where asked */
 	int			most = 0;		/* most distinct digits of one 8-bit place */
 
 	if ((st = onesweep_look_t<K>(keys, n, temp, 0, limit, &s)) != GPUSORT_OK)
@@ -177,25 +230,6 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 				 FIRST_READ_SAMPLE);
 	}
 
-	/*
-	 * Up to a few hundred thousand 64-bit keys that radix would sort in many
-	 * passes: the bitonic network, one launch over the whole input where
-	 * its blocks can all be resident, is faster (2^16 keys: 0.09 ms against
-	 * 0.14 ms for eight passes); banded keys' short plans stay with radix.
-	 */
-	if (*chosen == GPUSORT_ALGO_RADIX && wide && s->range[0] != s->range[1] &&
-		n <= GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64)
-	{
-		digit_plan	plan;
-
-		(void) onesweep_plan_from_look<K>(s, -1, &plan);
-		if (plan.passes >= GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES)
-		{
-			*chosen = GPUSORT_ALGO_BITONIC;
-			snprintf(why, len, "%zu 64-bit keys that radix would sort in %d passes", n,
-					 plan.passes);
-		}
-	}
 	return GPUSORT_OK;
 }
 
