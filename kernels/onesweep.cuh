@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include "cuda_check.cuh"
 #include "onesweep_kernels.cuh"
 
@@ -50,8 +52,10 @@ gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
 
 /*
  * temp layout: first-read head (range and block counters, 32 bytes) |
- * histogram | summary (where the host's is not mapped) | tile counter (16
- * bytes) | tile status.
+ * histogram | summary (where the host's is not mapped) | look-back
+ * regions (onesweep_region_bytes: a pass's tile counter, 16 bytes, and
+ * its tiles' status; one a pass up to ONESWEEP_ONE_CLEAR_MAX_N keys, else
+ * one for all).
  */
 #define ONESWEEP_HEAD_BYTES		32
 #define ONESWEEP_HIST_BYTES		(RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t))
@@ -62,29 +66,54 @@ gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
 static_assert(sizeof(first_read_head) == ONESWEEP_HEAD_BYTES, "the first read's head");
 static_assert(sizeof(first_read_summary) <= ONESWEEP_SUMMARY_BYTES, "the summary's slot");
 
+/*
+ * A pass's look-back region: its tile counter (16 bytes), then its tiles'
+ * status words, rounded up to 16 bytes.  Up to ONESWEEP_ONE_CLEAR_MAX_N
+ * keys each pass has a region of its own, all cleared by one memset before
+ * the first pass (at these sizes a memset a pass cost more in launches than
+ * in bytes); above, the passes share one, cleared before each.
+ */
+#define ONESWEEP_ONE_CLEAR_MAX_N	((size_t) 1 << 22)
+
+template <typename P>
+static inline size_t
+onesweep_region_bytes(size_t n)
+{
+	return (16 + (n + P::TILE - 1) / P::TILE * P::BINS * sizeof(uint32_t) + 15) / 16 * 16;
+}
+
 template <typename POL, typename K>
 size_t
 onesweep_temp_bytes_t(size_t n)
 {
-	size_t		narrow = (n + POL::narrow::TILE - 1) / POL::narrow::TILE * POL::narrow::BINS;
-	size_t		packed = (n + POL::packed::TILE - 1) / POL::packed::TILE * POL::packed::BINS;
-	size_t		wide = (n + POL::wide::TILE - 1) / POL::wide::TILE * POL::wide::BINS;
-	size_t		most = narrow > wide ? narrow : wide;
+	const size_t narrow = onesweep_region_bytes<typename POL::narrow>(n),
+				packed = onesweep_region_bytes<typename POL::packed>(n),
+				wide = onesweep_region_bytes<typename POL::wide>(n),
+				most = std::max(narrow, std::max(packed, wide));
+	/* a region for each pass of the longest plan (one a byte) where they have one each */
+	const size_t regions = n <= ONESWEEP_ONE_CLEAR_MAX_N ? sizeof(K) : 1;
 
-	return ONESWEEP_STATUS_OFFSET + (packed > most ? packed : most) * sizeof(uint32_t);
+	return ONESWEEP_STATUS_OFFSET - 16 + regions * most;
 }
 
+/*
+ * One pass over the region at region_offset (bytes past the first) of the
+ * look-back regions in temp: cleared here unless cleared (by the sort, for
+ * all its passes at once).
+ */
 template <typename P, typename K, int IO = ONESWEEP_IO_APART>
 gpusort_status
 onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
 			  K kmin, int shift, int bits, const uint32_t *global_start,
-			  unsigned char *temp, cudaStream_t stream)
+			  unsigned char *temp, cudaStream_t stream, size_t region_offset = 0,
+			  bool cleared = false)
 {
 	static bool smem_set = false;
 	const size_t smem = onesweep_smem_bytes<P, K>();
 	const size_t tiles = (n + P::TILE - 1) / P::TILE;
-	uint32_t   *counter = reinterpret_cast<uint32_t *>(temp + ONESWEEP_STATUS_OFFSET - 16);
-	uint32_t   *status = reinterpret_cast<uint32_t *>(temp + ONESWEEP_STATUS_OFFSET);
+	uint32_t   *counter = reinterpret_cast<uint32_t *>(temp + ONESWEEP_STATUS_OFFSET - 16 +
+														region_offset);
+	uint32_t   *status = counter + 4;
 
 	if (!smem_set)
 	{
@@ -95,7 +124,8 @@ onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t
 									  cudaFuncAttributePreferredSharedMemoryCarveout, 100));
 		smem_set = true;
 	}
-	CUDA_TRY(cudaMemsetAsync(counter, 0, 16 + tiles * P::BINS * sizeof(uint32_t), stream));
+	if (!cleared)
+		CUDA_TRY(cudaMemsetAsync(counter, 0, 16 + tiles * P::BINS * sizeof(uint32_t), stream));
 	onesweep_kernel<P, K, IO><<<(unsigned) tiles, P::THREADS, smem, stream>>>(
 		kin, kout, vin, vout, (uint32_t) n, kmin, shift, (1u << bits) - 1,
 		global_start, status, counter);
@@ -108,22 +138,25 @@ template <typename P, typename K>
 gpusort_status
 onesweep_pass_io(int io, const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
 				 K kmin, int shift, int bits, const uint32_t *global_start,
-				 unsigned char *temp, cudaStream_t stream)
+				 unsigned char *temp, cudaStream_t stream, size_t region_offset, bool cleared)
 {
 	if constexpr (sizeof(K) == 4)
 	{
 		if (io == ONESWEEP_IO_PACK)
 			return onesweep_pass<P, K, ONESWEEP_IO_PACK>(kin, kout, vin, vout, n, kmin, shift, bits,
-														 global_start, temp, stream);
+														 global_start, temp, stream, region_offset,
+														 cleared);
 		if (io == ONESWEEP_IO_PACKED)
 			return onesweep_pass<P, K, ONESWEEP_IO_PACKED>(kin, kout, vin, vout, n, kmin, shift,
-														   bits, global_start, temp, stream);
+														   bits, global_start, temp, stream,
+														   region_offset, cleared);
 		if (io == ONESWEEP_IO_UNPACK)
 			return onesweep_pass<P, K, ONESWEEP_IO_UNPACK>(kin, kout, vin, vout, n, kmin, shift,
-														   bits, global_start, temp, stream);
+														   bits, global_start, temp, stream,
+														   region_offset, cleared);
 	}
 	return onesweep_pass<P, K>(kin, kout, vin, vout, n, kmin, shift, bits, global_start, temp,
-							   stream);
+							   stream, region_offset, cleared);
 }
 
 /*
@@ -525,32 +558,47 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	exclusive_scan_kernel<<<plan.passes, RADIX_HIST_STRIDE, 0, stream>>>(d_hist);
 	CUDA_TRY_LAUNCH("exclusive_scan_kernel");
 
-	/* 3. one onesweep kernel per pass, pairs packed between passes where they can be */
+	/*
+	 * 3. one onesweep kernel per pass, pairs packed between passes where
+	 * they can be; up to ONESWEEP_ONE_CLEAR_MAX_N keys each pass on a
+	 * look-back region of its own, all cleared by one memset first
+	 */
 	const bool	packed = onesweep_can_pack<POL, K>(keys, vals, n, plan, stats->from_min, look);
+	const bool	one_clear = n <= ONESWEEP_ONE_CLEAR_MAX_N;
+	size_t		region[RADIX_MAX_PASSES + 1] = {0};	/* each pass's offset, then the end */
 	int			cur = 0;
 
+	for (int p = 0; p < plan.passes; p++)
+		region[p + 1] = region[p] + (!one_clear ? 0
+									 : plan.bits[p] > RADIX_NARROW_BITS
+									 ? onesweep_region_bytes<typename POL::wide>(n)
+									 : packed ? onesweep_region_bytes<typename POL::packed>(n)
+									 : onesweep_region_bytes<typename POL::narrow>(n));
+	if (one_clear)
+		CUDA_TRY(cudaMemsetAsync(temp + ONESWEEP_STATUS_OFFSET - 16, 0, region[plan.passes], stream));
 	for (int p = 0; p < plan.passes; p++)
 	{
 		const uint32_t *vin = (p == 0 && positions) ? NULL : vals[cur];
 		const int	io = !packed ? ONESWEEP_IO_APART
 			: p == 0 ? ONESWEEP_IO_PACK
 			: p == plan.passes - 1 ? ONESWEEP_IO_UNPACK : ONESWEEP_IO_PACKED;
+		const uint32_t *start = d_hist + p * RADIX_HIST_STRIDE;
 		gpusort_status st;
 
 		if (plan.bits[p] > RADIX_NARROW_BITS)
 			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
 														 vals[cur ^ 1], n, kmin, plan.shift[p],
-														 plan.bits[p],
-														 d_hist + p * RADIX_HIST_STRIDE, temp, stream);
+														 plan.bits[p], start, temp, stream,
+														 region[p], one_clear);
 		else if (packed)
 			st = onesweep_pass_io<typename POL::packed, K>(io, keys[cur], keys[cur ^ 1], vin,
 														   vals[cur ^ 1], n, kmin, plan.shift[p],
-														   plan.bits[p],
-														   d_hist + p * RADIX_HIST_STRIDE, temp, stream);
+														   plan.bits[p], start, temp, stream,
+														   region[p], one_clear);
 		else
 			st = onesweep_pass<typename POL::narrow, K>(keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1],
-														n, kmin, plan.shift[p], plan.bits[p],
-														d_hist + p * RADIX_HIST_STRIDE, temp, stream);
+														n, kmin, plan.shift[p], plan.bits[p], start,
+														temp, stream, region[p], one_clear);
 		if (st != GPUSORT_OK)
 			return st;
 		stats->bits[p] = plan.bits[p];
