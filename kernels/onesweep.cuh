@@ -346,7 +346,7 @@ onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
 		cfg.attrs = &early;
 		cfg.numAttrs = onesweep_early_launch() ? 1 : 0;
 		CUDA_TRY(cudaLaunchKernelEx(&cfg, first_read_summary_kernel<K>, keys, n, plan,
-									(const uint32_t *) onesweep_temp_hist(head),
+									onesweep_temp_hist(head),
 									(const first_read_head *) h, sample_limit,
 									dev != NULL ? dev : slot));
 	}
@@ -532,7 +532,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 				keys[0], n, kmin, plan, d_hist, NULL);
 			CUDA_TRY_LAUNCH("histogram_kernel");
 		}
-		else
+		else if (!look->scanned)
 		{
 			/* keep the varying places' counts in pass order */
 			for (int p = 0; p < plan.passes; p++)
@@ -543,6 +543,9 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 											 cudaMemcpyDeviceToDevice, stream));
 		}
 	}
+
+	/* the places' offsets made by the first read's summary, each where its counts were */
+	const bool	offsets_at_places = !stats->from_min && look->scanned;
 
 	if (plan.passes == 0)
 	{
@@ -555,8 +558,11 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		}
 		return GPUSORT_OK;
 	}
-	exclusive_scan_kernel<<<plan.passes, RADIX_HIST_STRIDE, 0, stream>>>(d_hist);
-	CUDA_TRY_LAUNCH("exclusive_scan_kernel");
+	if (!offsets_at_places)
+	{
+		exclusive_scan_kernel<<<plan.passes, RADIX_HIST_STRIDE, 0, stream>>>(d_hist);
+		CUDA_TRY_LAUNCH("exclusive_scan_kernel");
+	}
 
 	/*
 	 * 3. one onesweep kernel per pass, pairs packed between passes where
@@ -582,7 +588,8 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		const int	io = !packed ? ONESWEEP_IO_APART
 			: p == 0 ? ONESWEEP_IO_PACK
 			: p == plan.passes - 1 ? ONESWEEP_IO_UNPACK : ONESWEEP_IO_PACKED;
-		const uint32_t *start = d_hist + p * RADIX_HIST_STRIDE;
+		const uint32_t *start = d_hist + (offsets_at_places ? plan.shift[p] / RADIX_NARROW_BITS : p) *
+			RADIX_HIST_STRIDE;
 		gpusort_status st;
 
 		if (plan.bits[p] > RADIX_NARROW_BITS)

@@ -27,6 +27,7 @@
 #include <type_traits>
 #include <cuda_runtime.h>
 
+#include "block_scan.cuh"
 #include "radix_config.cuh"
 
 #define RADIX_MAX_PASSES	8		/* 64-bit keys, 8-bit digits */
@@ -101,6 +102,7 @@ struct first_read_summary
 	int			order;
 	int			sorted;			/* every key <= the next (a first read's exact check) */
 	int			complete;		/* every key's digits counted (see histogram_kernel) */
+	int			scanned;		/* the counts made each place's exclusive offsets, in place */
 };
 
 /*
@@ -238,7 +240,7 @@ sample_key_is_first(const K *__restrict__ keys, size_t n, K *s)
 template <typename K>
 __global__ void __launch_bounds__(FIRST_READ_SAMPLE)
 first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
-						  const uint32_t *__restrict__ hist, const first_read_head *head,
+						  uint32_t *__restrict__ hist, const first_read_head *head,
 						  int sample_limit, first_read_summary *summary)
 {
 	__shared__ K s[FIRST_READ_SAMPLE];
@@ -293,6 +295,43 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 			atomicAdd(&distinct, 1);
 		__syncthreads();
 	}
+
+	/*
+	 * Every key counted, places of at most 8 digits a lane: each place's
+	 * counts made its digits' exclusive offsets in place (read above), a
+	 * warp a place, so that a radix sort on these places needs no scan of
+	 * its own (onesweep_sort_counted_t: one launch fewer after the wait)
+	 */
+	const bool	scan = lo != hi && !sorted && head->uncounted == 0 && plan.passes > 0 &&
+		(1 << digits_log2) <= 8 * 32;
+
+	if (scan)
+		for (int p = threadIdx.x >> 5; p < plan.passes; p += FIRST_READ_SAMPLE / 32)
+		{
+			const int	lane = threadIdx.x & 31,
+						per = ((1 << plan.bits[p]) + 31) / 32;	/* digits a lane, <= 8 */
+			uint32_t   *h = hist + p * RADIX_HIST_STRIDE + lane * per;
+			uint32_t	c[8],
+						sum = 0,
+						total;
+
+#pragma unroll
+			for (int j = 0; j < 8; j++)
+			{
+				c[j] = j < per ? h[j] : 0;
+				sum += c[j];
+			}
+
+			uint32_t	before = warp_exclusive_scan_lanes(sum, lane, &total);
+
+#pragma unroll
+			for (int j = 0; j < 8; j++)
+				if (j < per)
+				{
+					h[j] = before;
+					before += c[j];
+				}
+		}
 	if (threadIdx.x == 0)
 	{
 		summary->range[0] = lo;
@@ -305,6 +344,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		summary->distinct = distinct;
 		summary->sorted = sorted;
 		summary->complete = head->uncounted == 0;
+		summary->scanned = scan;
 	}
 }
 
