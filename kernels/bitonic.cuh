@@ -21,7 +21,6 @@
 
 #include "gpusort_kernels.h"
 
-#define BITONIC_THREADS		512
 #define BITONIC_BLOCK_PAIRS	2048	/* pairs one block sorts in shared memory; the bitonic sort's chunk */
 #define BITONIC_ONE_BLOCK_MAX	4096	/* most pairs the bitonic sort gives one block, where it fits */
 #define BITONIC_PAD_VAL		0xffffffffu
