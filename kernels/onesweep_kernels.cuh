@@ -1146,6 +1146,23 @@ onesweep_held_payloads()
 }
 
 /*
+ * The payload of a tile's slot idx (its keys' load order) where the pairs
+ * come in apart: the row position (vals_in NULL), the staged copy, or
+ * vals_in's (0 past a partial tile's end).
+ */
+template <typename P, typename K, bool FULL>
+__device__ __forceinline__ uint32_t
+tile_payload_in(const onesweep_shared<P, K> &sh, const uint32_t *__restrict__ vals_in,
+				bool staged, size_t tile_base, uint32_t idx, uint32_t valid)
+{
+	if (vals_in == NULL)
+		return (uint32_t) (tile_base + idx);
+	if (staged)
+		return sh.staged_vals[idx];
+	return FULL || idx < valid ? vals_in[tile_base + idx] : 0;
+}
+
+/*
  * The end of a tile whose ranks r (its keys' places in the tile) and look-
  * back are done: the pairs into shared memory in digit order, then out to
  * their global places (digit_base), consecutive threads writing
@@ -1173,16 +1190,8 @@ tile_out_apart(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
-		{
-			uint32_t	idx = slice + i * 32;
-
-			if (vals_in == NULL)
-				v[i] = (uint32_t) (tile_base + idx);
-			else if (staged)
-				v[i] = sh.staged_vals[idx];
-			else
-				v[i] = FULL || idx < valid ? vals_in[tile_base + idx] : 0;
-		}
+			v[i] = tile_payload_in<P, K, FULL>(sh, vals_in, staged, tile_base, slice + i * 32,
+											   valid);
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 			sh.tile_vals[r[i]] = v[i];
@@ -1281,12 +1290,8 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 
 			if constexpr (IN_PACKED)
 				v = FULL || idx < valid ? halves_in[2 * (tile_base + idx)] : 0;
-			else if (vals_in == NULL)
-				v = (uint32_t) (tile_base + idx);
-			else if (staged)
-				v = sh.staged_vals[idx];
 			else
-				v = FULL || idx < valid ? vals_in[tile_base + idx] : 0;
+				v = tile_payload_in<P, K, FULL>(sh, vals_in, staged, tile_base, idx, valid);
 			halves[2 * r[i]] = v;
 		}
 	}
