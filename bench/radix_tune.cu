@@ -596,7 +596,15 @@ run_once_32(size_t n, int dist)
 	size_t		bytes = 0;
 	void	   *t = NULL;
 
-	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies_u32, K>(n));
+	/* each buffer: n keys, then their n payloads, as the sort job lays them (the passes may pack) */
+	b.n = n;
+	CK(cudaMalloc(&b.src, n * sizeof(K)));
+	for (int i = 0; i < 2; i++)
+	{
+		CK(cudaMalloc(&b.keys[i], n * (sizeof(K) + sizeof(uint32_t))));
+		b.vals[i] = (uint32_t *) (b.keys[i] + n);
+	}
+	CK(cudaMalloc(&b.temp, onesweep_temp_bytes_t<onesweep_policies_u32, K>(n)));
 	fill(b, dist);
 	CK(cudaMemcpy(b.keys[0], b.src, n * sizeof(K), cudaMemcpyDeviceToDevice));
 	CK(cudaMemcpy(b.vals[0], b.src, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
@@ -609,6 +617,8 @@ run_once_32(size_t n, int dist)
 	CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
 	CK(cudaDeviceSynchronize());
 	cudaFree(t);
+	for (int i = 0; i < 2; i++)
+		b.vals[i] = NULL;		/* in the keys' allocations */
 	bufs_free(b);
 }
 
