@@ -63,6 +63,7 @@ struct bufs
 	uint32_t   *vals[2];
 	void	   *temp;
 	size_t		n;
+	bool		joint;			/* each buffer's payloads after its keys (bufs_alloc) */
 };
 
 template <typename K>
@@ -73,18 +74,29 @@ fill(bufs<K> &b, int dist)
 	CK(cudaDeviceSynchronize());
 }
 
-/* The buffers for n keys, with temp_bytes of scratch. */
+/*
+ * The buffers for n keys, with temp_bytes of scratch.  joint: each buffer
+ * holds its n keys, then their n payloads, as the sort job lays them out, so
+ * that the sort may pack its pairs (onesweep_can_pack); else apart.
+ */
 template <typename K>
 static void
-bufs_alloc(bufs<K> &b, size_t n, size_t temp_bytes)
+bufs_alloc(bufs<K> &b, size_t n, size_t temp_bytes, bool joint = false)
 {
 	b.n = n;
+	b.joint = joint;
 	CK(cudaMalloc(&b.src, n * sizeof(K)));
 	for (int i = 0; i < 2; i++)
-	{
-		CK(cudaMalloc(&b.keys[i], n * sizeof(K)));
-		CK(cudaMalloc(&b.vals[i], n * sizeof(uint32_t)));
-	}
+		if (joint)
+		{
+			CK(cudaMalloc(&b.keys[i], n * (sizeof(K) + sizeof(uint32_t))));
+			b.vals[i] = (uint32_t *) (b.keys[i] + n);
+		}
+		else
+		{
+			CK(cudaMalloc(&b.keys[i], n * sizeof(K)));
+			CK(cudaMalloc(&b.vals[i], n * sizeof(uint32_t)));
+		}
 	CK(cudaMalloc(&b.temp, temp_bytes));
 }
 
@@ -96,7 +108,8 @@ bufs_free(bufs<K> &b)
 	for (int i = 0; i < 2; i++)
 	{
 		cudaFree(b.keys[i]);
-		cudaFree(b.vals[i]);
+		if (!b.joint)
+			cudaFree(b.vals[i]);
 	}
 	cudaFree(b.temp);
 }
@@ -596,15 +609,7 @@ run_once_32(size_t n, int dist)
 	size_t		bytes = 0;
 	void	   *t = NULL;
 
-	/* each buffer: n keys, then their n payloads, as the sort job lays them (the passes may pack) */
-	b.n = n;
-	CK(cudaMalloc(&b.src, n * sizeof(K)));
-	for (int i = 0; i < 2; i++)
-	{
-		CK(cudaMalloc(&b.keys[i], n * (sizeof(K) + sizeof(uint32_t))));
-		b.vals[i] = (uint32_t *) (b.keys[i] + n);
-	}
-	CK(cudaMalloc(&b.temp, onesweep_temp_bytes_t<onesweep_policies_u32, K>(n)));
+	bufs_alloc(b, n, onesweep_temp_bytes_t<onesweep_policies_u32, K>(n), true);
 	fill(b, dist);
 	CK(cudaMemcpy(b.keys[0], b.src, n * sizeof(K), cudaMemcpyDeviceToDevice));
 	CK(cudaMemcpy(b.vals[0], b.src, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
@@ -617,8 +622,6 @@ run_once_32(size_t n, int dist)
 	CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
 	CK(cudaDeviceSynchronize());
 	cudaFree(t);
-	for (int i = 0; i < 2; i++)
-		b.vals[i] = NULL;		/* in the keys' allocations */
 	bufs_free(b);
 }
 
@@ -768,15 +771,7 @@ run_packed(size_t n)
 	bufs<K>		b;
 	const size_t temp_bytes = onesweep_temp_bytes_t<onesweep_policies<P(128, 8, 8), P(256, 8, 10)>, K>(n) * 2;
 
-	/* each buffer: n keys, then their n payloads */
-	b.n = n;
-	CK(cudaMalloc(&b.src, n * sizeof(K)));
-	for (int i = 0; i < 2; i++)
-	{
-		CK(cudaMalloc(&b.keys[i], n * (sizeof(K) + sizeof(uint32_t))));
-		b.vals[i] = (uint32_t *) (b.keys[i] + n);
-	}
-	CK(cudaMalloc(&b.temp, temp_bytes));
+	bufs_alloc(b, n, temp_bytes, true);
 	for (int dist = 0; dist < DIST_COUNT; dist++)
 	{
 		const first_read_summary *look;
@@ -816,8 +811,6 @@ run_packed(size_t n)
 			try_packed<U32>(b, ONESWEEP_PAIRS_PACKED, "packed");
 		}
 	}
-	for (int i = 0; i < 2; i++)
-		b.vals[i] = NULL;		/* in the keys' allocations */
 	bufs_free(b);
 }
 

@@ -160,6 +160,35 @@ onesweep_pass_io(int io, const K *kin, K *kout, const uint32_t *vin, uint32_t *v
 }
 
 /*
+ * Which policy of POL a pass runs on: the wide one for digits wider than
+ * 8 bits, else the packed one where the sort packs its pairs, else the
+ * narrow one.  The sort sizes each pass's look-back region and launches
+ * the pass by the same choice.
+ */
+enum onesweep_pass_policy
+{
+	ONESWEEP_POLICY_NARROW = 0,
+	ONESWEEP_POLICY_PACKED = 1,
+	ONESWEEP_POLICY_WIDE = 2
+};
+
+static inline int
+onesweep_pass_policy_of(int bits, bool packed)
+{
+	return bits > RADIX_NARROW_BITS ? ONESWEEP_POLICY_WIDE
+		: packed ? ONESWEEP_POLICY_PACKED : ONESWEEP_POLICY_NARROW;
+}
+
+template <typename POL>
+static inline size_t
+onesweep_pass_region_bytes(int policy, size_t n)
+{
+	return policy == ONESWEEP_POLICY_WIDE ? onesweep_region_bytes<typename POL::wide>(n)
+		: policy == ONESWEEP_POLICY_PACKED ? onesweep_region_bytes<typename POL::packed>(n)
+		: onesweep_region_bytes<typename POL::narrow>(n);
+}
+
+/*
  * Whether a radix sort packs its pairs: ONESWEEP_PAIRS_BY_DATA (the
  * default), or always apart, or packed wherever the buffers allow whatever
  * the data (the tests and the benchmark's comparisons); GPUSORT_PAIRS=apart
@@ -572,14 +601,14 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	const bool	packed = onesweep_can_pack<POL, K>(keys, vals, n, plan, stats->from_min, look);
 	const bool	one_clear = n <= ONESWEEP_ONE_CLEAR_MAX_N;
 	size_t		region[RADIX_MAX_PASSES + 1] = {0};	/* each pass's offset, then the end */
+	int			policy[RADIX_MAX_PASSES];	/* onesweep_pass_policy */
 	int			cur = 0;
 
 	for (int p = 0; p < plan.passes; p++)
-		region[p + 1] = region[p] + (!one_clear ? 0
-									 : plan.bits[p] > RADIX_NARROW_BITS
-									 ? onesweep_region_bytes<typename POL::wide>(n)
-									 : packed ? onesweep_region_bytes<typename POL::packed>(n)
-									 : onesweep_region_bytes<typename POL::narrow>(n));
+	{
+		policy[p] = onesweep_pass_policy_of(plan.bits[p], packed);
+		region[p + 1] = region[p] + (one_clear ? onesweep_pass_region_bytes<POL>(policy[p], n) : 0);
+	}
 	if (one_clear)
 		CUDA_TRY(cudaMemsetAsync(temp + ONESWEEP_STATUS_OFFSET - 16, 0, region[plan.passes], stream));
 	for (int p = 0; p < plan.passes; p++)
@@ -592,12 +621,12 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			RADIX_HIST_STRIDE;
 		gpusort_status st;
 
-		if (plan.bits[p] > RADIX_NARROW_BITS)
+		if (policy[p] == ONESWEEP_POLICY_WIDE)
 			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
 														 vals[cur ^ 1], n, kmin, plan.shift[p],
 														 plan.bits[p], start, temp, stream,
 														 region[p], one_clear);
-		else if (packed)
+		else if (policy[p] == ONESWEEP_POLICY_PACKED)
 			st = onesweep_pass_io<typename POL::packed, K>(io, keys[cur], keys[cur ^ 1], vin,
 														   vals[cur ^ 1], n, kmin, plan.shift[p],
 														   plan.bits[p], start, temp, stream,

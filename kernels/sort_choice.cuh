@@ -141,94 +141,81 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		}
 	}
 
-	const first_read_summary *s;
-
 	/*
-	 * Up to GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys the look is
-	 * quicksort's read (the range and the sample, no digit counts): every
-	 * choice there but a radix sort of a short plan needs no counts -- keys
-	 * in order, few distinct keys (quicksort goes on from the read), and the
-	 * bitonic network where radix would take many passes -- and eight
-	 * places' counts cost several microseconds on sorts of 50-100.  The
-	 * radix sort of a short plan (banded keys) counts the digits of key -
-	 * min after it, as after a lazy read that left keys uncounted (a plan
-	 * over key - min, the one it takes for such keys anyway).
+	 * The look.  Up to GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys it
+	 * is quicksort's read (the range and the sample, no digit counts):
+	 * every choice there but a radix sort of a short plan needs no counts --
+	 * keys in order, few distinct keys (quicksort goes on from the read),
+	 * and the bitonic network where radix would take many passes -- and
+	 * eight places' counts cost several microseconds on sorts of 50-100.
+	 * The radix sort of a short plan (banded keys) counts the digits of key
+	 * - min after it, as after a lazy read that left keys uncounted (a plan
+	 * over key - min, the one it takes for such keys anyway).  Otherwise
+	 * the look is the radix sort's own first read, with a sample where
+	 * asked.
 	 */
-	if (wide && n <= GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64)
+	static_assert(GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 < GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64,
+				  "the range look is never after the sample taken first");
+	const bool	range_look = wide && n <= GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64;
+	const char *read = range_look ? "the range read" : "the first read";
+	const first_read_summary *s;
+	int			most = 0;		/* most distinct digits of one 8-bit place (none counted: 0) */
+
+	if (range_look)
 	{
-		digit_plan	none,
-					plan;
+		digit_plan	none;
 
 		none.passes = 0;
 		if ((st = onesweep_first_read<K>(keys, n, none, temp, limit, 0)) != GPUSORT_OK ||
 			(st = onesweep_first_read_wait(0, &s)) != GPUSORT_OK)
 			return st;
-		look->counted = true;
-		look->summary = *s;
-		look->summary.complete = 0;	/* no digit counts taken */
-		*chosen = GPUSORT_ALGO_RADIX;
-		if (s->range[0] == s->range[1])
-			snprintf(why, len, "all keys equal (the range read shows it)");
-		else if (s->sorted)
-			snprintf(why, len, "keys already in order (the range read shows it)");
-		else if (s->distinct <= limit)
-		{
-			*chosen = GPUSORT_ALGO_QUICKSORT;
-			snprintf(why, len, "few distinct keys (%d in a sample of %d)", s->distinct,
-					 FIRST_READ_SAMPLE);
-		}
-		else
-		{
-			(void) onesweep_plan_from_look<K>(&look->summary, -1, &plan);
-			if (plan.passes >= GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES)
-			{
-				*chosen = GPUSORT_ALGO_BITONIC;
-				snprintf(why, len, "%zu 64-bit keys that radix would sort in %d passes", n,
-						 plan.passes);
-			}
-			else
-				snprintf(why, len, "64-bit keys in a range of %d bits (%d passes)",
-						 onesweep_bit_length(s->range[1] - s->range[0]), plan.passes);
-		}
-		return GPUSORT_OK;
 	}
-
-	/* the look: the radix sort's own first read, with a sample where asked */
-	int			most = 0;		/* most distinct digits of one 8-bit place */
-
-	if ((st = onesweep_look_t<K>(keys, n, temp, 0, limit, &s)) != GPUSORT_OK)
+	else if ((st = onesweep_look_t<K>(keys, n, temp, 0, limit, &s)) != GPUSORT_OK)
 		return st;
 	look->counted = true;
 	look->summary = *s;
+	if (range_look)
+		look->summary.complete = 0;	/* no digit counts taken */
 	*chosen = GPUSORT_ALGO_RADIX;
 	for (int p = 0; p < (int) sizeof(K) * 8 / RADIX_NARROW_BITS; p++)
 		most = s->used[p] > most ? s->used[p] : most;
 	if (s->range[0] == s->range[1])
-		snprintf(why, len, "all keys equal (the first read shows it)");
+		snprintf(why, len, "all keys equal (%s shows it)", read);
 	else if (s->sorted)
-	{
-		snprintf(why, len, "keys already in order (the first read shows it)");
-		return GPUSORT_OK;
-	}
+		snprintf(why, len, "keys already in order (%s shows it)", read);
 	else if (ascending_sample)
 	{
 		*chosen = GPUSORT_ALGO_QUICKSORT;
 		snprintf(why, len, "64-bit keys in ascending order (an even sample of %d, looked at first)",
 				 FIRST_READ_SAMPLE);
-		return GPUSORT_OK;
 	}
 	else if (most > limit)
 		/* at least that many distinct keys: no sample needed */
 		snprintf(why, len, "%d distinct digits in one byte of the keys", most);
-	else if (s->distinct > limit)
-		snprintf(why, len, "%d distinct keys in a sample of %d", s->distinct,
-				 FIRST_READ_SAMPLE);
-	else
+	else if (s->distinct <= limit)
 	{
 		*chosen = GPUSORT_ALGO_QUICKSORT;
 		snprintf(why, len, "few distinct keys (%d in a sample of %d)", s->distinct,
 				 FIRST_READ_SAMPLE);
 	}
+	else if (range_look)
+	{
+		digit_plan	plan;
+
+		(void) onesweep_plan_from_look<K>(&look->summary, -1, &plan);
+		if (plan.passes >= GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES)
+		{
+			*chosen = GPUSORT_ALGO_BITONIC;
+			snprintf(why, len, "%zu 64-bit keys that radix would sort in %d passes", n,
+					 plan.passes);
+		}
+		else
+			snprintf(why, len, "64-bit keys in a range of %d bits (%d passes)",
+					 onesweep_bit_length(s->range[1] - s->range[0]), plan.passes);
+	}
+	else
+		snprintf(why, len, "%d distinct keys in a sample of %d", s->distinct,
+				 FIRST_READ_SAMPLE);
 
 	return GPUSORT_OK;
 }
