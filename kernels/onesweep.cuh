@@ -8,8 +8,13 @@
  * every 8-bit place and finds the minimum and maximum key; places where all
  * keys share a digit are skipped, and where the range (max - min) is
  * narrow enough that fewer, wider digits relative to the minimum are
- * cheaper (radix_config.cuh's cost model), a second histogram counts those
- * digits instead (20 significant bits: two 10-bit passes, not three 8-bit).
+ * cheaper (radix_config.cuh's cost model), those digits are sorted instead
+ * (20 significant bits: two 10-bit passes, not three 8-bit).  Their counts
+ * need no second read where the plan has at most two passes: the first
+ * read counts the keys' lowest 10 bits (first_read_low_wide), which give
+ * the first digit's counts, and the first pass counts the second digit's
+ * as it sorts (onesweep_counts_follow); longer plans, and a first read that
+ * left keys uncounted, read the keys again for them.
  */
 #ifndef GPUSORT_ONESWEEP_CUH
 #define GPUSORT_ONESWEEP_CUH
@@ -58,7 +63,8 @@ gpusort_status onesweep_sort_pairs(void *keys[2], uint32_t *vals[2], size_t n,
  * one for all).
  */
 #define ONESWEEP_HEAD_BYTES		32
-#define ONESWEEP_HIST_BYTES		(RADIX_MAX_PASSES * RADIX_HIST_STRIDE * sizeof(uint32_t))
+/* a place's counters each, and the low wide counts' slot (RADIX_LOW_WIDE_SLOT) */
+#define ONESWEEP_HIST_BYTES		((RADIX_MAX_PASSES + 1) * RADIX_HIST_STRIDE * sizeof(uint32_t))
 #define ONESWEEP_SUMMARY_OFFSET	(ONESWEEP_HEAD_BYTES + ONESWEEP_HIST_BYTES)
 #define ONESWEEP_SUMMARY_BYTES	128
 #define ONESWEEP_STATUS_OFFSET	(ONESWEEP_SUMMARY_OFFSET + ONESWEEP_SUMMARY_BYTES + 16)
@@ -106,7 +112,8 @@ gpusort_status
 onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
 			  K kmin, int shift, int bits, const uint32_t *global_start,
 			  unsigned char *temp, cudaStream_t stream, size_t region_offset = 0,
-			  bool cleared = false)
+			  bool cleared = false, uint32_t *next_counts = NULL, int next_shift = 0,
+			  int next_bits = 0)
 {
 	static bool smem_set = false;
 	const size_t smem = onesweep_smem_bytes<P, K>();
@@ -128,7 +135,7 @@ onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t
 		CUDA_TRY(cudaMemsetAsync(counter, 0, 16 + tiles * P::BINS * sizeof(uint32_t), stream));
 	onesweep_kernel<P, K, IO><<<(unsigned) tiles, P::THREADS, smem, stream>>>(
 		kin, kout, vin, vout, (uint32_t) n, kmin, shift, (1u << bits) - 1,
-		global_start, status, counter);
+		global_start, status, counter, next_counts, next_shift, (1u << next_bits) - 1);
 	CUDA_TRY_LAUNCH("onesweep_kernel");
 	return GPUSORT_OK;
 }
@@ -138,25 +145,29 @@ template <typename P, typename K>
 gpusort_status
 onesweep_pass_io(int io, const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
 				 K kmin, int shift, int bits, const uint32_t *global_start,
-				 unsigned char *temp, cudaStream_t stream, size_t region_offset, bool cleared)
+				 unsigned char *temp, cudaStream_t stream, size_t region_offset, bool cleared,
+				 uint32_t *next_counts = NULL, int next_shift = 0, int next_bits = 0)
 {
 	if constexpr (sizeof(K) == 4)
 	{
 		if (io == ONESWEEP_IO_PACK)
 			return onesweep_pass<P, K, ONESWEEP_IO_PACK>(kin, kout, vin, vout, n, kmin, shift, bits,
 														 global_start, temp, stream, region_offset,
-														 cleared);
+														 cleared, next_counts, next_shift,
+														 next_bits);
 		if (io == ONESWEEP_IO_PACKED)
 			return onesweep_pass<P, K, ONESWEEP_IO_PACKED>(kin, kout, vin, vout, n, kmin, shift,
 														   bits, global_start, temp, stream,
-														   region_offset, cleared);
+														   region_offset, cleared, next_counts,
+														   next_shift, next_bits);
 		if (io == ONESWEEP_IO_UNPACK)
 			return onesweep_pass<P, K, ONESWEEP_IO_UNPACK>(kin, kout, vin, vout, n, kmin, shift,
 														   bits, global_start, temp, stream,
-														   region_offset, cleared);
+														   region_offset, cleared, next_counts,
+														   next_shift, next_bits);
 	}
 	return onesweep_pass<P, K>(kin, kout, vin, vout, n, kmin, shift, bits, global_start, temp,
-							   stream, region_offset, cleared);
+							   stream, region_offset, cleared, next_counts, next_shift, next_bits);
 }
 
 /*
@@ -405,11 +416,27 @@ onesweep_places_plan(void)		/* every 8-bit place of K: the first read's plan */
 	return plan;
 }
 
+/*
+ * The first read's plan: every 8-bit place of K, the lowest counted
+ * RADIX_WIDE_BITS wide (first_read_low_wide: no more counts, and a plan
+ * over key - min of at most two passes needs no read of its own).
+ */
+template <typename K>
+static inline digit_plan
+onesweep_first_read_plan(void)
+{
+	digit_plan	plan = onesweep_places_plan<K>();
+
+	plan.bits[0] = RADIX_WIDE_BITS;
+	return plan;
+}
+
 template <typename K>
 gpusort_status
 onesweep_count_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int sample_limit = 0)
 {
-	return onesweep_first_read<K>(keys, n, onesweep_places_plan<K>(), temp, sample_limit, stream);
+	return onesweep_first_read<K>(keys, n, onesweep_first_read_plan<K>(), temp, sample_limit,
+								  stream);
 }
 
 /* Wait for the first read launched on the stream; its summary. */
@@ -450,7 +477,7 @@ onesweep_look_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int sa
  * skipped), or fewer, wider digits of key - min where the cost model finds
  * that cheaper (force_plan < 0), or that many passes (force_plan > 0; 0:
  * the 8-bit places).  True for a plan over key - min, whose digit counts
- * the first read did not take.  A look that did not count every key
+ * the first read did not take (but for its low bits': onesweep_counts_follow).  A look that did not count every key
  * (look->complete 0) gives a plan over key - min always, as many 8-bit
  * digits as the range needs where no wider plan is cheaper.
  */
@@ -519,6 +546,26 @@ onesweep_plan_from_look(const first_read_summary *look, int force_plan, digit_pl
 }
 
 /*
+ * Can a plan over key - min take its digit counts without a read of its
+ * own, where the first read kept the counts of the keys' low bits
+ * (first_read_low_wide)?  The first digit's counts follow from those
+ * (low_digit_offsets_kernel); a second digit's the first pass makes, where
+ * that pass runs on a policy that can count them (the wide one, without
+ * EARLY_COUNTS, whose tile-count words it counts them in).  Plans of more
+ * passes read the keys as before.
+ */
+template <typename POL>
+static inline bool
+onesweep_counts_follow(const digit_plan &plan)
+{
+	typedef typename POL::wide W;
+
+	return plan.passes == 1 ||
+		(plan.passes == 2 && onesweep_pass_policy_of(plan.bits[0], false) == ONESWEEP_POLICY_WIDE &&
+		 !W::EARLY_COUNTS && (1 << plan.bits[1]) <= W::BINS);
+}
+
+/*
  * Sort n >= 2 pairs whose first read (onesweep_count_t, into this temp) the
  * host already holds in *look; otherwise as onesweep_sort_pairs.
  */
@@ -534,6 +581,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	const unsigned long long *range = look->range;
 	digit_plan	plan;
 	K			kmin = 0;
+	bool		low_known = false;	/* a plan over key - min whose counts follow (onesweep_counts_follow) */
 
 	memset(stats, 0, sizeof(*stats));
 	*out = 0;
@@ -547,19 +595,36 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 
 		if (from_min)
 		{
-			int			hist_blocks = 1;
-			gpusort_status hst;
-
-			if ((hst = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
-				return hst;
-
 			kmin = (K) range[0];
 			stats->from_min = true;
-			CUDA_TRY(cudaMemsetAsync(d_hist, 0, plan.passes * RADIX_HIST_STRIDE * sizeof(uint32_t),
-									 stream));
-			histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
-				keys[0], n, kmin, plan, d_hist, NULL);
-			CUDA_TRY_LAUNCH("histogram_kernel");
+			low_known = look->low_wide && onesweep_counts_follow<POL>(plan);
+			if (low_known)
+			{
+				/*
+				 * the first digit's offsets from the first read's counts of
+				 * the low bits; the second digit's counts made by the first
+				 * pass (below)
+				 */
+				low_digit_offsets_kernel<<<1, RADIX_HIST_STRIDE, 0, stream>>>(
+					d_hist + RADIX_LOW_WIDE_SLOT * RADIX_HIST_STRIDE, (uint32_t) kmin,
+					(1u << plan.bits[0]) - 1, d_hist,
+					plan.passes > 1 ? d_hist + RADIX_HIST_STRIDE : NULL);
+				CUDA_TRY_LAUNCH("low_digit_offsets_kernel");
+			}
+			else
+			{
+				int			hist_blocks = 1;
+				gpusort_status hst;
+
+				if ((hst = onesweep_hist_blocks<K>(n, &hist_blocks)) != GPUSORT_OK)
+					return hst;
+				CUDA_TRY(cudaMemsetAsync(d_hist, 0,
+										 plan.passes * RADIX_HIST_STRIDE * sizeof(uint32_t),
+										 stream));
+				histogram_kernel<K><<<hist_blocks, RADIX_HIST_THREADS, 0, stream>>>(
+					keys[0], n, kmin, plan, d_hist, NULL);
+				CUDA_TRY_LAUNCH("histogram_kernel");
+			}
 		}
 		else if (!look->scanned)
 		{
@@ -587,7 +652,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		}
 		return GPUSORT_OK;
 	}
-	if (!offsets_at_places)
+	if (!offsets_at_places && !low_known)
 	{
 		exclusive_scan_kernel<<<plan.passes, RADIX_HIST_STRIDE, 0, stream>>>(d_hist);
 		CUDA_TRY_LAUNCH("exclusive_scan_kernel");
@@ -621,11 +686,16 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			RADIX_HIST_STRIDE;
 		gpusort_status st;
 
+		/* the first pass of a plan whose counts follow counts the second's digits */
+		uint32_t   *next_counts = low_known && p == 0 && plan.passes > 1
+			? d_hist + RADIX_HIST_STRIDE : NULL;
+
 		if (policy[p] == ONESWEEP_POLICY_WIDE)
 			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
 														 vals[cur ^ 1], n, kmin, plan.shift[p],
 														 plan.bits[p], start, temp, stream,
-														 region[p], one_clear);
+														 region[p], one_clear, next_counts,
+														 plan.shift[1], plan.bits[1]);
 		else if (policy[p] == ONESWEEP_POLICY_PACKED)
 			st = onesweep_pass_io<typename POL::packed, K>(io, keys[cur], keys[cur ^ 1], vin,
 														   vals[cur ^ 1], n, kmin, plan.shift[p],
@@ -637,6 +707,11 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 														temp, stream, region[p], one_clear);
 		if (st != GPUSORT_OK)
 			return st;
+		if (next_counts != NULL)
+		{
+			exclusive_scan_kernel<<<1, RADIX_HIST_STRIDE, 0, stream>>>(next_counts);
+			CUDA_TRY_LAUNCH("exclusive_scan_kernel");
+		}
 		stats->bits[p] = plan.bits[p];
 		cur ^= 1;
 	}

@@ -81,6 +81,49 @@ plan_counter(int digits_log2, int i)
 	return (i >> digits_log2) * RADIX_HIST_STRIDE + (i & ((1 << digits_log2) - 1));
 }
 
+/*
+ * The histogram read's counters in use, place by place: the first place's
+ * 1 << bits[0], then 1 << bits[1] for each later one (no later place of a
+ * plan is wider: a plan over key - min narrows only its last digit, and a
+ * first read widens only its lowest, first_read_low_wide); the i-th of them.
+ */
+__device__ __forceinline__ int
+plan_hist_counters(const digit_plan &plan)
+{
+	return plan.passes == 0 ? 0
+		: (1 << plan.bits[0]) + (plan.passes > 1 ? (plan.passes - 1) << plan.bits[1] : 0);
+}
+
+__device__ __forceinline__ int
+plan_hist_counter(const digit_plan &plan, int i)
+{
+	const int	first = 1 << plan.bits[0];
+
+	return i < first ? i : RADIX_HIST_STRIDE + plan_counter(plan.bits[1], i - first);
+}
+
+/*
+ * The slot of the histogram (in RADIX_HIST_STRIDE counters, past the
+ * places') where a first read's summary keeps the counts of the keys' low
+ * RADIX_WIDE_BITS bits.
+ */
+#define RADIX_LOW_WIDE_SLOT		RADIX_MAX_PASSES
+
+/*
+ * Does a first read's plan count its lowest place RADIX_WIDE_BITS wide (the
+ * 8-bit places above it as usual)?  Its summary then keeps those counts in
+ * RADIX_LOW_WIDE_SLOT and makes the place's 8-bit counts of them, so that a
+ * sort over key - min has the counts of its first digit without reading
+ * the keys again: the low b <= RADIX_WIDE_BITS bits of key - min are those
+ * of key less those of min, modulo 2^b (low_digit_offsets_kernel).
+ */
+__host__ __device__ __forceinline__ bool
+first_read_low_wide(const digit_plan &plan)
+{
+	return plan.passes > 1 && plan.shift[0] == 0 && plan.bits[0] == RADIX_WIDE_BITS &&
+		plan.shift[1] == RADIX_NARROW_BITS && plan.bits[1] == RADIX_NARROW_BITS;
+}
+
 /* Keys a first read samples for the auto choice (a block's worth). */
 #define FIRST_READ_SAMPLE	256
 
@@ -103,6 +146,7 @@ struct first_read_summary
 	int			sorted;			/* every key <= the next (a first read's exact check) */
 	int			complete;		/* every key's digits counted (see histogram_kernel) */
 	int			scanned;		/* the counts made each place's exclusive offsets, in place */
+	int			low_wide;		/* every key's low RADIX_WIDE_BITS bits counted (first_read_low_wide) */
 };
 
 /*
@@ -247,8 +291,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 	__shared__ int used[RADIX_MAX_PASSES],
 				top[RADIX_MAX_PASSES],
 				distinct;
-	const int	digits_log2 = plan_digits_log2(plan),
-				words = plan.passes << digits_log2;
+	const bool	low_wide = first_read_low_wide(plan);
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	/* launched early (programmatic dependent launch): wait for the read's results */
@@ -271,6 +314,36 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 	}
 	if (threadIdx.x == 0)
 		distinct = 0;
+	/*
+	 * a low place counted wide: its counts kept in RADIX_LOW_WIDE_SLOT, its
+	 * 8-bit counts made of them in its own slot; from here on the plan is
+	 * the 8-bit places'
+	 */
+	const bool	keep_low = low_wide && lo != hi && !sorted;
+
+	if (keep_low)
+	{
+		uint32_t   *wide = hist + RADIX_LOW_WIDE_SLOT * RADIX_HIST_STRIDE;
+
+		for (int i = threadIdx.x; i < (1 << RADIX_WIDE_BITS); i += blockDim.x)
+			wide[i] = hist[i];
+		__syncthreads();
+		for (int d = threadIdx.x; d < (1 << RADIX_NARROW_BITS); d += blockDim.x)
+		{
+			uint32_t	c = 0;
+
+			for (int j = d; j < (1 << RADIX_WIDE_BITS); j += 1 << RADIX_NARROW_BITS)
+				c += wide[j];
+			hist[d] = c;
+		}
+		plan.bits[0] = RADIX_NARROW_BITS;
+	}
+	else if (low_wide)
+		plan.bits[0] = RADIX_NARROW_BITS;
+
+	const int	digits_log2 = plan_digits_log2(plan),
+				words = plan.passes << digits_log2;
+
 	__syncthreads();
 	if (lo != hi && !sorted)
 		for (int i = threadIdx.x; i < words; i += blockDim.x)
@@ -345,6 +418,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		summary->sorted = sorted;
 		summary->complete = head->uncounted == 0;
 		summary->scanned = scan;
+		summary->low_wide = keep_low && head->uncounted == 0;
 	}
 }
 
@@ -489,8 +563,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 				 uint32_t *__restrict__ hist, first_read_head *head)
 {
 	__shared__ uint32_t sh[RADIX_MAX_PASSES * RADIX_HIST_STRIDE];
-	const int	digits_log2 = plan_digits_log2(plan),
-				words = plan.passes << digits_log2;	/* the counters in use */
+	const int	words = plan_hist_counters(plan);	/* the counters in use */
 	const size_t stride = (size_t) gridDim.x * blockDim.x;
 	const size_t first = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
 	constexpr int PER_VEC = 16 / sizeof(K);
@@ -510,7 +583,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	if (head && threadIdx.x == 0)
 		zero_global = atomicAdd(&head->started, 1u) == 0;
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
-		sh[plan_counter(digits_log2, i)] = 0;
+		sh[plan_hist_counter(plan, i)] = 0;
 	__syncthreads();
 	if (head && zero_global)
 	{
@@ -519,7 +592,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		 * counters past its digits are never read for its digits' offsets)
 		 */
 		for (int i = threadIdx.x; i < words; i += blockDim.x)
-			hist[plan_counter(digits_log2, i)] = 0;
+			hist[plan_hist_counter(plan, i)] = 0;
 		__threadfence();
 		__syncthreads();
 		if (threadIdx.x == 0)
@@ -659,23 +732,24 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	__syncthreads();
 	for (int i = threadIdx.x; i < words; i += blockDim.x)
 	{
-		const int	w = plan_counter(digits_log2, i);
+		const int	w = plan_hist_counter(plan, i);
 
 		if (sh[w])
 			atomicAdd(&hist[w], sh[w]);
 	}
 }
 
-/* Block b turns counts[b * STRIDE ...] into exclusive offsets, in place. */
-static __global__ void __launch_bounds__(RADIX_HIST_STRIDE)
-exclusive_scan_kernel(uint32_t *hist)
+/*
+ * The exclusive offsets of c, thread t's count (a block of RADIX_HIST_STRIDE
+ * threads, one counter each), into h[t].
+ */
+__device__ __forceinline__ void
+block_counts_to_offsets(uint32_t c, uint32_t *h)
 {
 	__shared__ uint32_t warp_sums[32];
-	uint32_t   *h = hist + (size_t) blockIdx.x * RADIX_HIST_STRIDE;
 	const int	lane = threadIdx.x & 31,
 				warp = threadIdx.x >> 5;
-	uint32_t	c = h[threadIdx.x],
-				incl = c;
+	uint32_t	incl = c;
 
 	for (int o = 1; o < 32; o <<= 1)
 	{
@@ -692,6 +766,40 @@ exclusive_scan_kernel(uint32_t *hist)
 	for (int w = 0; w < warp; w++)
 		before += warp_sums[w];
 	h[threadIdx.x] = before + incl - c;
+}
+
+/* Block b turns counts[b * STRIDE ...] into exclusive offsets, in place. */
+static __global__ void __launch_bounds__(RADIX_HIST_STRIDE)
+exclusive_scan_kernel(uint32_t *hist)
+{
+	uint32_t   *h = hist + (size_t) blockIdx.x * RADIX_HIST_STRIDE;
+
+	block_counts_to_offsets(h[threadIdx.x], h);
+}
+
+/*
+ * The first digit's offsets of a sort over key - min (its low bits, mask
+ * < 2^RADIX_WIDE_BITS) from a first read's counts of the keys' low
+ * RADIX_WIDE_BITS bits (first_read_low_wide), into offsets; and the
+ * counts of the next digit, which the first pass makes, zeroed (next_counts
+ * not NULL).  One block of RADIX_HIST_STRIDE threads.
+ */
+static __global__ void __launch_bounds__(RADIX_HIST_STRIDE)
+low_digit_offsets_kernel(const uint32_t *__restrict__ low_counts, uint32_t kmin_low, uint32_t mask,
+						 uint32_t *offsets, uint32_t *next_counts)
+{
+	__shared__ uint32_t c[RADIX_HIST_STRIDE];
+	const uint32_t t = threadIdx.x;
+
+	static_assert((1 << RADIX_WIDE_BITS) <= RADIX_HIST_STRIDE, "a thread a low value");
+	c[t] = 0;
+	if (next_counts != NULL)
+		next_counts[t] = 0;
+	__syncthreads();
+	if (t < (1u << RADIX_WIDE_BITS) && low_counts[t] != 0)
+		atomicAdd(&c[(t - kmin_low) & mask], low_counts[t]);
+	__syncthreads();
+	block_counts_to_offsets(c[t], offsets);
 }
 
 /*
@@ -767,7 +875,7 @@ copy_async_wait_all()
 template <typename P, typename K>
 struct onesweep_shared
 {
-	uint32_t   *block_start;	/* BINS: the tile's digit counts (EARLY_COUNTS) */
+	uint32_t   *block_start;	/* BINS: the tile's digit counts (EARLY_COUNTS), else its next digits' */
 	uint32_t   *digit_base;		/* BINS: global place of a digit's first key, less its start */
 	uint32_t   *misc;			/* [0] tile, [1..WARPS] warp sums */
 	uint16_t   *warp_count;		/* WARPS * BINS counters while ranking ... */
@@ -1328,7 +1436,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 			  const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
 			  K kmin, int shift, uint32_t mask,
 			  const uint32_t *__restrict__ global_start, uint32_t *status,
-			  uint32_t tile, uint32_t valid_)
+			  uint32_t tile, uint32_t valid_, bool count_next, int next_shift, uint32_t next_mask)
 {
 	constexpr int BINS = P::BINS;
 	constexpr int ITEMS = P::ITEMS;
@@ -1401,6 +1509,13 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	}
 	else
 	{
+		/* the next pass's digits counted (onesweep_kernel: next_counts) */
+		if constexpr (!P::EARLY_COUNTS)
+			if (count_next)
+#pragma unroll
+				for (int i = 0; i < ITEMS; i++)
+					if (FULL || slice + i * 32 < valid)
+						atomicAdd(&sh.block_start[digit_of(k[i], kmin, next_shift, next_mask)], 1u);
 		if (P::EARLY_COUNTS)
 		{
 			/* the tile's digit counts first, so that later tiles' look-back need not wait */
@@ -1473,7 +1588,11 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
  * vals_in is not read; where they go out packed, keys_out receives them and
  * vals_out is not written.  status holds
  * tiles * BINS words and tile_counter one, all zero at launch.
- * global_start: the place's exclusive digit offsets.
+ * global_start: the place's exclusive digit offsets.  next_counts (not
+ * NULL, policies without EARLY_COUNTS, next_mask < BINS): the keys'
+ * digits ((key - kmin) >> next_shift) & next_mask of the next pass are
+ * added there, so that the pass after needs no read of its own
+ * (onesweep_sort_counted_t).
  */
 template <typename P, typename K, int IO = ONESWEEP_IO_APART>
 __global__ void __launch_bounds__(P::THREADS, P::MIN_BLOCKS)
@@ -1481,7 +1600,8 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
 				uint32_t n, K kmin, int shift, uint32_t mask,
 				const uint32_t *__restrict__ global_start,
-				uint32_t *status, uint32_t *tile_counter)
+				uint32_t *status, uint32_t *tile_counter,
+				uint32_t *next_counts, int next_shift, uint32_t next_mask)
 {
 	extern __shared__ __align__(16) unsigned char smem[];
 	const onesweep_shared<P, K> sh(smem);
@@ -1494,7 +1614,9 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 	if (P::RANK == RANK_ATOMIC_OR)
 		for (int i = t; i < P::WARPS * P::BINS; i += P::THREADS)
 			sh.match_words[i] = 0;
-	if (P::EARLY_COUNTS && !P::WARP_STARTS_FIRST)
+	const bool	count_next = !P::EARLY_COUNTS && next_counts != NULL;
+
+	if ((P::EARLY_COUNTS && !P::WARP_STARTS_FIRST) || count_next)
 		for (int i = t; i < P::BINS; i += P::THREADS)
 			sh.block_start[i] = 0;
 	__syncthreads();
@@ -1504,10 +1626,19 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 
 	if ((size_t) n - tile_base >= (size_t) P::TILE)
 		onesweep_tile<P, K, true, IO>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
-								  global_start, status, tile, P::TILE);
+									  global_start, status, tile, P::TILE, count_next, next_shift,
+									  next_mask);
 	else
 		onesweep_tile<P, K, false, IO>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
-								   global_start, status, tile, (uint32_t) (n - tile_base));
+									   global_start, status, tile, (uint32_t) (n - tile_base),
+									   count_next, next_shift, next_mask);
+	if (count_next)
+	{
+		__syncthreads();
+		for (int i = t; i <= (int) next_mask; i += P::THREADS)
+			if (sh.block_start[i] != 0)
+				atomicAdd(&next_counts[i], sh.block_start[i]);
+	}
 }
 
 #endif

@@ -137,7 +137,11 @@ typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8,
 /*
  * Cost model of the pass plan, in units of one 8-bit onesweep pass over the
  * same keys: a wide-digit pass and the extra histogram read that a plan
- * relative to the minimum key needs.  The plan with the lowest cost wins.
+ * relative to the minimum key needs (a plan of at most two passes whose
+ * counts follow from the first read and its first pass reads nothing more,
+ * onesweep_counts_follow, but is costed the same: no plan choice turns on
+ * it, since a plan over key - min wins only where it saves a pass).  The
+ * plan with the lowest cost wins.
  */
 #define RADIX_COST_WIDE_PASS	1.35
 #define RADIX_COST_EXTRA_HIST	0.22
