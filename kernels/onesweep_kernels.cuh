@@ -323,22 +323,31 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 
 	if (keep_low)
 	{
+		/*
+		 * thread d moves the wide counts d + 256 j and writes their sum, the
+		 * 8-bit count d, over the first of them (no other thread reads it)
+		 */
+		constexpr int FOLD = 1 << (RADIX_WIDE_BITS - RADIX_NARROW_BITS);
 		uint32_t   *wide = hist + RADIX_LOW_WIDE_SLOT * RADIX_HIST_STRIDE;
 
-		for (int i = threadIdx.x; i < (1 << RADIX_WIDE_BITS); i += blockDim.x)
-			wide[i] = hist[i];
-		__syncthreads();
 		for (int d = threadIdx.x; d < (1 << RADIX_NARROW_BITS); d += blockDim.x)
 		{
-			uint32_t	c = 0;
+			uint32_t	c[FOLD],
+						sum = 0;
 
-			for (int j = d; j < (1 << RADIX_WIDE_BITS); j += 1 << RADIX_NARROW_BITS)
-				c += wide[j];
-			hist[d] = c;
+#pragma unroll
+			for (int j = 0; j < FOLD; j++)
+				c[j] = hist[d + (j << RADIX_NARROW_BITS)];
+#pragma unroll
+			for (int j = 0; j < FOLD; j++)
+			{
+				wide[d + (j << RADIX_NARROW_BITS)] = c[j];
+				sum += c[j];
+			}
+			hist[d] = sum;
 		}
-		plan.bits[0] = RADIX_NARROW_BITS;
 	}
-	else if (low_wide)
+	if (low_wide)
 		plan.bits[0] = RADIX_NARROW_BITS;
 
 	const int	digits_log2 = plan_digits_log2(plan),
