@@ -477,7 +477,8 @@ onesweep_look_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int sa
  * skipped), or fewer, wider digits of key - min where the cost model finds
  * that cheaper (force_plan < 0), or that many passes (force_plan > 0; 0:
  * the 8-bit places).  True for a plan over key - min, whose digit counts
- * the first read did not take (but for its low bits': onesweep_counts_follow).  A look that did not count every key
+ * the first read did not take (but for its low bits':
+ * onesweep_counts_follow).  A look that did not count every key
  * (look->complete 0) gives a plan over key - min always, as many 8-bit
  * digits as the range needs where no wider plan is cheaper.
  */
