@@ -1,7 +1,9 @@
 /*
  * block_scan.cuh -- prefix sums over a warp and over a thread block:
  * quicksort's (phase one's and phase two's step offsets, the split rounds'
- * pivots, offsets and scatter).  The radix pass keeps its own scan of a
+ * pivots, offsets and scatter) and the radix sort's digit offsets (the
+ * first read's summary, exclusive_scan_kernel, low_digit_offsets_kernel).
+ * The radix pass keeps its own scan of a
  * tile's digit counts (tile_digit_scan in onesweep_kernels.cuh), whose
  * form this one was measured against.
  */

@@ -755,26 +755,10 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 __device__ __forceinline__ void
 block_counts_to_offsets(uint32_t c, uint32_t *h)
 {
-	__shared__ uint32_t warp_sums[32];
-	const int	lane = threadIdx.x & 31,
-				warp = threadIdx.x >> 5;
-	uint32_t	incl = c;
+	__shared__ uint32_t warp_sums[RADIX_HIST_STRIDE / 32];
+	uint32_t	total;
 
-	for (int o = 1; o < 32; o <<= 1)
-	{
-		uint32_t	v = __shfl_up_sync(0xffffffffu, incl, o);
-
-		if (lane >= o)
-			incl += v;
-	}
-	if (lane == 31)
-		warp_sums[warp] = incl;
-	__syncthreads();
-	uint32_t	before = 0;
-
-	for (int w = 0; w < warp; w++)
-		before += warp_sums[w];
-	h[threadIdx.x] = before + incl - c;
+	h[threadIdx.x] = block_exclusive_scan<RADIX_HIST_STRIDE / 32>(c, warp_sums, &total);
 }
 
 /* Block b turns counts[b * STRIDE ...] into exclusive offsets, in place. */
