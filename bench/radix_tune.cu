@@ -814,6 +814,72 @@ run_packed(size_t n)
 	bufs_free(b);
 }
 
+/*
+ * Where a whole sort's time goes beyond its kernels (`radix_tune N gap`):
+ * the whole sort (first read, the host's wait for its summary, the plan and
+ * the passes), the first read alone (its kernels, no wait), and the passes
+ * from a first read already waited for; whole less the other two is the
+ * time the device idles while the host waits, plans and launches.  32-bit
+ * pairs laid out as the sort job lays them, medians of 15.
+ */
+static void
+run_gap(size_t n)
+{
+	typedef uint32_t K;
+	typedef onesweep_policies_u32 POL;
+	bufs<K>		b;
+	cudaEvent_t e0, e1;
+
+	bufs_alloc(b, n, onesweep_temp_bytes_t<POL, K>(n), true);
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	for (int dist : {DIST_BANDED20, DIST_UNIFORM})
+	{
+		std::vector<float> whole, first, passes;
+		onesweep_stats st;
+		int			o;
+
+		fill(b, dist);
+		for (int r = 0; r < 16; r++)
+		{
+			const first_read_summary *look;
+			float		ms;
+
+			for (int part = 0; part < 3; part++)
+			{
+				CK(cudaMemcpy(b.keys[0], b.src, n * sizeof(K), cudaMemcpyDeviceToDevice));
+				CK(cudaMemcpy(b.vals[0], b.src, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+				if (part == 2 && onesweep_look_t<K>(b.keys[0], n, b.temp, 0, 0, &look) != GPUSORT_OK)
+					exit(2);
+				CK(cudaDeviceSynchronize());
+				CK(cudaEventRecord(e0));
+				if ((part == 0 && onesweep_sort_pairs_t<POL, K>(b.keys, b.vals, n, false, b.temp, 0,
+																 &o, &st) != GPUSORT_OK) ||
+					(part == 1 && onesweep_count_t<K>(b.keys[0], n, b.temp, 0) != GPUSORT_OK) ||
+					(part == 2 && onesweep_sort_counted_t<POL, K>(b.keys, b.vals, n, false, b.temp, 0,
+																   look, &o, &st) != GPUSORT_OK))
+					exit(2);
+				CK(cudaEventRecord(e1));
+				CK(cudaEventSynchronize(e1));
+				CK(cudaEventElapsedTime(&ms, e0, e1));
+				if (r > 0)
+					(part == 0 ? whole : part == 1 ? first : passes).push_back(ms);
+			}
+		}
+		for (auto *v : {&whole, &first, &passes})
+			std::sort(v->begin(), v->end());
+
+		const double w = whole[whole.size() / 2],
+					f = first[first.size() / 2],
+					p = passes[passes.size() / 2];
+
+		printf("32-bit keys, n=%zu, %s, %d passes%s: whole %.3f ms, first read %.3f, passes %.3f, "
+			   "the rest (wait, plan, launches) %.3f ms\n", n, test_distribution_names[dist],
+			   st.passes, st.packed ? " packed" : "", w, f, p, w - f - p);
+	}
+	bufs_free(b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -854,6 +920,11 @@ main(int argc, char **argv)
 		run_packed(n);
 		printf("%d policies differed from CUB\n", failures);
 		return failures ? 1 : 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "gap") == 0)
+	{
+		run_gap(n);
+		return 0;
 	}
 	if (argc > 2 && strcmp(argv[2], "blocks") == 0)
 	{
