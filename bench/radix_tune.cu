@@ -159,6 +159,8 @@ time_it(bufs<K> &b, F sort)
 		if (r)
 			t.push_back(ms);
 	}
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
 	std::sort(t.begin(), t.end());
 	return t[t.size() / 2];
 }
@@ -877,6 +879,8 @@ run_gap(size_t n)
 			   "the rest (wait, plan, launches) %.3f ms\n", n, test_distribution_names[dist],
 			   st.passes, st.packed ? " packed" : "", w, f, p, w - f - p);
 	}
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
 	bufs_free(b);
 }
 
