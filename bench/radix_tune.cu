@@ -30,6 +30,9 @@
  *   radix_tune n place  tile shapes again, both key widths
  *   radix_tune n packed pairs packed between passes or kept apart, and
  *                       the packed passes' tile shapes (32-bit keys)
+ *   radix_tune n gap    a whole sort beside its first read and its passes
+ *                       timed apart: what the host's wait, plan and
+ *                       launches leave the device idle (32-bit keys)
  * Every section of a policy mode times the project's policies ("N, W")
  * first and last, and between them the pairs it tries, each spelt out
  * with every parameter of its P(...) (N or W where a pair keeps the
