@@ -16,6 +16,11 @@
  *                       (kernels/sort_choice.cuh) and the sort it picks;
  *   cub       - cub::DeviceRadixSort::SortPairs, temp storage allocated once;
  *   thrust    - thrust::sort_by_key on device pointers, as a user calls it;
+ *   gpusort radix rows - the radix sort as the extension calls it: the
+ *                       payloads made as the row positions, not read (the
+ *                       same output here, where the payloads are 0 .. n-1);
+ *   radix rows, no records - the same with its records between two passes
+ *                       over key - min turned off (onesweep_records_mode);
  *   cpu       - the project's CPU radix sort on one core (n <= CPU_MAX_N;
  *               wall clock), the sort of the GPU-less path.
  * Every GPU result is checked on the device: keys non-decreasing, each
@@ -82,14 +87,16 @@ enum sort_kind
 	SORT_AUTO,
 	SORT_CUB,
 	SORT_THRUST,
+	SORT_ROWS,					/* radix, payloads made as the row positions */
+	SORT_ROWS_PACKED,			/* the same with records off (onesweep_records_mode 0) */
 	SORT_CPU,
 	SORT_KINDS
 };
 static const char *const sort_names[SORT_KINDS] = {
 	"gpusort radix", "gpusort quicksort", "gpusort bitonic", "gpusort auto",
-	"cub", "thrust", "cpu 1 core"
+	"cub", "thrust", "gpusort radix rows", "radix rows, no records", "cpu 1 core"
 };
-static const bool sort_stable[SORT_KINDS] = {true, false, true, false, true, true, true};
+static const bool sort_stable[SORT_KINDS] = {true, false, true, false, true, true, true, true, true};
 
 /* the bitonic network beyond one block is O(n log^2 n): measured up to here */
 #define BITONIC_BENCH_MAX_N (1u << 22)
@@ -101,6 +108,7 @@ struct result
 	int			dist;
 	double		ms[SORT_KINDS];	/* median; < 0: not run */
 	char		plan[64];		/* gpusort's pass plan */
+	char		rows_plan[16];	/* what the rows radix sort carried between passes */
 	char		choice[96];		/* what auto picked, and why */
 };
 
@@ -346,6 +354,21 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 								snprintf(res.plan + len, sizeof(res.plan) - len, " packed");
 						}
 					}
+					else if (s == SORT_ROWS || s == SORT_ROWS_PACKED)
+					{
+						/* as the extension sorts: the payloads made as the row positions */
+						onesweep_stats st;
+						int			o;
+
+						onesweep_records_mode = s == SORT_ROWS ? 1 : 0;
+						GS(onesweep_sort_pairs((void **) keys, vals, n, sizeof(K), true, temp,
+											   temp_bytes, 0, &o, &st));
+						out_k = keys[o];
+						out_v = vals[o];
+						if (r == 0 && s == SORT_ROWS)
+							snprintf(res.rows_plan, sizeof(res.rows_plan), "%s",
+									 st.records ? "records" : st.packed ? "packed" : "apart");
+					}
 					else if (s == SORT_QUICKSORT ||
 							 (s == SORT_AUTO && res.choice[0] == 'q'))
 					{
@@ -395,7 +418,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 		for (int s = 0; s < SORT_KINDS; s++)
 			if (res.ms[s] >= 0)
 				printf("  %s %.3f ms (%.2f G/s)", sort_names[s], res.ms[s], n / res.ms[s] / 1e6);
-		printf("  plan %s  auto %s\n", res.plan, res.choice);
+		printf("  plan %s (rows: %s)  auto %s\n", res.plan, res.rows_plan, res.choice);
 		fflush(stdout);
 	}
 	cudaFree(src);
@@ -444,7 +467,9 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 	fprintf(f, "# Sorting (key, 32-bit payload) pairs — %s, %s\n\n", device, date);
 	fprintf(f, "`%s`: G pairs/s, median of %d runs (GPU sorts up to 10^7 keys: %d; "
 			"CUDA events around the sort call; the GPU sorts take turns run by run, each timed run after an untimed one of the same sort; CPU: wall clock, one core). `radix plan`: the radix sort's digit passes (bits "
-			"each; `min+`: digits of key − min; `packed`: each pair packed in a 64-bit word between passes). `auto / best`: gpusort auto's time over the "
+			"each; `min+`: digits of key − min; `packed`: each pair packed in a 64-bit word between passes). `gpusort radix rows`: the radix sort as the extension calls it, "
+			"its payloads made as the row positions instead of read (the same output as the others here, whose payloads are 0 … n − 1); "
+			"`records`: one 32-bit word a pair between its passes (kernels/onesweep_kernels.cuh, onesweep_records); `radix rows, no records`: the same sort without them. `auto / best`: gpusort auto's time over the "
 			"faster of gpusort radix and quicksort (1.00 = as fast as the best). Bitonic only "
 			"up to 2^22; the CPU only up to the -c size.\n\n", cmdline, runs, runs_at(1));
 	for (int bits = 32; bits <= 64; bits += 32)
@@ -458,8 +483,8 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 		fprintf(f, "## %d-bit keys\n\n| n | distribution |", bits);
 		for (int s = 0; s < SORT_KINDS; s++)
 			fprintf(f, " %s |", sort_names[s]);
-		fprintf(f, " radix / cub | quicksort / cub | auto / best of radix, quicksort | radix plan | auto's choice |\n|---:|---|");
-		for (int s = 0; s < SORT_KINDS + 5; s++)
+		fprintf(f, " radix / cub | radix rows / cub | quicksort / cub | auto / best of radix, quicksort | radix plan | rows between passes | auto's choice |\n|---:|---|");
+		for (int s = 0; s < SORT_KINDS + 7; s++)
 			fprintf(f, "---:|");
 		fprintf(f, "\n");
 		for (const result &r : results)
@@ -472,10 +497,11 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 					fprintf(f, " %.2f |", r.n / r.ms[s] / 1e6);
 				else
 					fprintf(f, " — |");
-			fprintf(f, " %.2f× | %.2f× | %.2f | %s | %s |\n", r.ms[SORT_CUB] / r.ms[SORT_GPUSORT],
+			fprintf(f, " %.2f× | %.2f× | %.2f× | %.2f | %s | %s | %s |\n",
+					r.ms[SORT_CUB] / r.ms[SORT_GPUSORT], r.ms[SORT_CUB] / r.ms[SORT_ROWS],
 					r.ms[SORT_CUB] / r.ms[SORT_QUICKSORT],
 					r.ms[SORT_AUTO] / std::min(r.ms[SORT_GPUSORT], r.ms[SORT_QUICKSORT]),
-					r.plan, r.choice);
+					r.plan, r.rows_plan, r.choice);
 		}
 		fprintf(f, "\n");
 	}

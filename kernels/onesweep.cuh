@@ -36,6 +36,7 @@ struct onesweep_stats
 	int			bits[RADIX_MAX_PASSES];	/* width of each */
 	bool		from_min;		/* digits taken relative to the minimum key */
 	bool		packed;			/* pairs packed in 64-bit words between passes */
+	bool		records;		/* one 32-bit record a pair between passes (onesweep_records) */
 };
 
 /* Device scratch memory a sort of n keys of key_bytes needs. */
@@ -88,6 +89,42 @@ onesweep_region_bytes(size_t n)
 	return (16 + (n + P::TILE - 1) / P::TILE * P::BINS * sizeof(uint32_t) + 15) / 16 * 16;
 }
 
+/*
+ * Records (onesweep_records) between the two passes of a plan over
+ * key - min whose second digit is bits2 wide, on the wide policy W: the
+ * first-pass tiles an epoch, and log2 of the table's entries a digit.
+ */
+template <typename W>
+static inline void
+onesweep_records_shape(size_t n, int bits2, uint32_t *epoch_tiles, int *e2_log)
+{
+	const size_t tiles = (n + W::TILE - 1) / W::TILE;
+	const uint32_t per = (uint32_t) (((size_t) 1 << (32 - bits2)) / W::TILE);
+	const size_t epochs = (tiles + per - 1) / per;
+	int			lg = 0;
+
+	while (((size_t) 1 << lg) < epochs)
+		lg++;
+	*epoch_tiles = per;
+	*e2_log = lg;
+}
+
+/* Scratch of the records of a sort of n keys: the table (widest second digit) and the tile ranges. */
+template <typename POL, typename K>
+static inline size_t
+onesweep_records_bytes(size_t n)
+{
+	typedef typename POL::wide W;
+	uint32_t	per;
+	int			lg;
+
+	if constexpr (sizeof(K) != 4)
+		return 0;
+	onesweep_records_shape<W>(n, RADIX_WIDE_BITS, &per, &lg);
+	return ((size_t) W::BINS << lg) * sizeof(uint32_t) +
+		((n + W::TILE - 1) / W::TILE * 2 + 4) * sizeof(uint32_t);
+}
+
 template <typename POL, typename K>
 size_t
 onesweep_temp_bytes_t(size_t n)
@@ -99,7 +136,7 @@ onesweep_temp_bytes_t(size_t n)
 	/* a region for each pass of the longest plan (one a byte) where they have one each */
 	const size_t regions = n <= ONESWEEP_ONE_CLEAR_MAX_N ? sizeof(K) : 1;
 
-	return ONESWEEP_STATUS_OFFSET - 16 + regions * most;
+	return ONESWEEP_STATUS_OFFSET - 16 + regions * most + onesweep_records_bytes<POL, K>(n);
 }
 
 /*
@@ -113,7 +150,7 @@ onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t
 			  K kmin, int shift, int bits, const uint32_t *global_start,
 			  unsigned char *temp, cudaStream_t stream, size_t region_offset = 0,
 			  bool cleared = false, uint32_t *next_counts = NULL, int next_shift = 0,
-			  int next_bits = 0)
+			  int next_bits = 0, const onesweep_records &rec = onesweep_records())
 {
 	static bool smem_set = false;
 	const size_t smem = onesweep_smem_bytes<P, K>();
@@ -135,7 +172,7 @@ onesweep_pass(const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t
 		CUDA_TRY(cudaMemsetAsync(counter, 0, 16 + tiles * P::BINS * sizeof(uint32_t), stream));
 	onesweep_kernel<P, K, IO><<<(unsigned) tiles, P::THREADS, smem, stream>>>(
 		kin, kout, vin, vout, (uint32_t) n, kmin, shift, (1u << bits) - 1,
-		global_start, status, counter, next_counts, next_shift, (1u << next_bits) - 1);
+		global_start, status, counter, next_counts, next_shift, (1u << next_bits) - 1, rec);
 	CUDA_TRY_LAUNCH("onesweep_kernel");
 	return GPUSORT_OK;
 }
@@ -146,10 +183,25 @@ gpusort_status
 onesweep_pass_io(int io, const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
 				 K kmin, int shift, int bits, const uint32_t *global_start,
 				 unsigned char *temp, cudaStream_t stream, size_t region_offset, bool cleared,
-				 uint32_t *next_counts = NULL, int next_shift = 0, int next_bits = 0)
+				 uint32_t *next_counts = NULL, int next_shift = 0, int next_bits = 0,
+				 const onesweep_records &rec = onesweep_records())
 {
 	if constexpr (sizeof(K) == 4)
 	{
+		if constexpr (!P::EARLY_COUNTS)	/* records: the wide policies' ranking */
+		{
+		if (io == ONESWEEP_IO_TO_RECORDS)
+			return onesweep_pass<P, K, ONESWEEP_IO_TO_RECORDS>(kin, kout, vin, vout, n, kmin, shift,
+															   bits, global_start, temp, stream,
+															   region_offset, cleared, next_counts,
+															   next_shift, next_bits, rec);
+		if (io == ONESWEEP_IO_FROM_RECORDS)
+			return onesweep_pass<P, K, ONESWEEP_IO_FROM_RECORDS>(kin, kout, vin, vout, n, kmin,
+																 shift, bits, global_start, temp,
+																 stream, region_offset, cleared,
+																 next_counts, next_shift,
+																 next_bits, rec);
+		}
 		if (io == ONESWEEP_IO_PACK)
 			return onesweep_pass<P, K, ONESWEEP_IO_PACK>(kin, kout, vin, vout, n, kmin, shift, bits,
 														 global_start, temp, stream, region_offset,
@@ -567,6 +619,35 @@ onesweep_counts_follow(const digit_plan &plan)
 }
 
 /*
+ * Whether a sort carries one 32-bit record a pair between its passes
+ * (onesweep_records): 32-bit keys whose payloads are the row positions, a
+ * plan over key - min of two passes, the first wider than 8 bits (both
+ * run on the wide policy), at least RADIX_RECORDS_MIN_N keys.
+ * GPUSORT_RECORDS=off in the environment turns it off, =always takes it
+ * at any n (read at the first sort), for the benchmark's comparisons and
+ * the tests.
+ */
+inline int	onesweep_records_mode = -1;
+
+template <typename POL, typename K>
+static inline bool
+onesweep_takes_records(size_t n, const digit_plan &plan, bool from_min, bool positions)
+{
+	if (onesweep_records_mode < 0)
+	{
+		const char *e = getenv("GPUSORT_RECORDS");
+
+		onesweep_records_mode = e == NULL ? 1 : strcmp(e, "off") == 0 ? 0
+			: strcmp(e, "always") == 0 ? 2 : 1;
+	}
+	return sizeof(K) == 4 && onesweep_records_mode > 0 && positions && from_min &&
+		(n >= RADIX_RECORDS_MIN_N || onesweep_records_mode == 2) &&
+		plan.passes == 2 && plan.shift[0] == 0 && plan.shift[1] == plan.bits[0] &&
+		plan.bits[0] > RADIX_NARROW_BITS && plan.bits[0] <= RADIX_WIDE_BITS &&
+		plan.bits[1] <= RADIX_WIDE_BITS;
+}
+
+/*
  * Sort n >= 2 pairs whose first read (onesweep_count_t, into this temp) the
  * host already holds in *look; otherwise as onesweep_sort_pairs.
  */
@@ -664,23 +745,44 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	 * they can be; up to ONESWEEP_ONE_CLEAR_MAX_N keys each pass on a
 	 * look-back region of its own, all cleared by one memset first
 	 */
-	const bool	packed = onesweep_can_pack<POL, K>(keys, vals, n, plan, stats->from_min, look);
+	const bool	records = onesweep_takes_records<POL, K>(n, plan, stats->from_min, positions);
+	const bool	packed = !records &&
+		onesweep_can_pack<POL, K>(keys, vals, n, plan, stats->from_min, look);
 	const bool	one_clear = n <= ONESWEEP_ONE_CLEAR_MAX_N;
 	size_t		region[RADIX_MAX_PASSES + 1] = {0};	/* each pass's offset, then the end */
 	int			policy[RADIX_MAX_PASSES];	/* onesweep_pass_policy */
 	int			cur = 0;
+	onesweep_records rec = onesweep_records();
+	uint32_t	rec_entries = 0;
 
 	for (int p = 0; p < plan.passes; p++)
 	{
-		policy[p] = onesweep_pass_policy_of(plan.bits[p], packed);
+		policy[p] = records ? ONESWEEP_POLICY_WIDE : onesweep_pass_policy_of(plan.bits[p], packed);
 		region[p + 1] = region[p] + (one_clear ? onesweep_pass_region_bytes<POL>(policy[p], n) : 0);
 	}
 	if (one_clear)
 		CUDA_TRY(cudaMemsetAsync(temp + ONESWEEP_STATUS_OFFSET - 16, 0, region[plan.passes], stream));
+	if (records)
+	{
+		/* the table at the end of temp, each entry its digit's end until the first pass writes it */
+		typedef typename POL::wide W;
+		const size_t rec_bytes = onesweep_records_bytes<POL, K>(n);
+
+		onesweep_records_shape<W>(n, plan.bits[1], &rec.epoch_tiles, &rec.e2_log);
+		rec.table = reinterpret_cast<uint32_t *>(temp + onesweep_temp_bytes_t<POL, K>(n) - rec_bytes);
+		rec.tile_range = rec.table + ((size_t) W::BINS << rec.e2_log);
+		rec.idx_bits = 32 - plan.bits[1];
+		rec.low_bits = plan.bits[0];
+		rec_entries = (uint32_t) W::BINS << rec.e2_log;
+		records_fill_kernel<<<(rec_entries + 255) / 256, 256, 0, stream>>>(
+			rec.table, d_hist, W::BINS, rec.e2_log, (uint32_t) n);
+		CUDA_TRY_LAUNCH("records_fill_kernel");
+	}
 	for (int p = 0; p < plan.passes; p++)
 	{
-		const uint32_t *vin = (p == 0 && positions) ? NULL : vals[cur];
-		const int	io = !packed ? ONESWEEP_IO_APART
+		const uint32_t *vin = (p == 0 && positions) || records ? NULL : vals[cur];
+		const int	io = records ? (p == 0 ? ONESWEEP_IO_TO_RECORDS : ONESWEEP_IO_FROM_RECORDS)
+			: !packed ? ONESWEEP_IO_APART
 			: p == 0 ? ONESWEEP_IO_PACK
 			: p == plan.passes - 1 ? ONESWEEP_IO_UNPACK : ONESWEEP_IO_PACKED;
 		const uint32_t *start = d_hist + (offsets_at_places ? plan.shift[p] / RADIX_NARROW_BITS : p) *
@@ -691,12 +793,23 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		uint32_t   *next_counts = low_known && p == 0 && plan.passes > 1
 			? d_hist + RADIX_HIST_STRIDE : NULL;
 
+		if (records && p == 1)
+		{
+			/* the entries each tile of the second pass needs */
+			typedef typename POL::wide W;
+			const uint32_t tiles = (uint32_t) ((n + W::TILE - 1) / W::TILE);
+
+			records_range_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(
+				rec.table, rec_entries, const_cast<uint32_t *>(rec.tile_range), tiles,
+				(uint32_t) W::TILE, (uint32_t) n);
+			CUDA_TRY_LAUNCH("records_range_kernel");
+		}
 		if (policy[p] == ONESWEEP_POLICY_WIDE)
 			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
 														 vals[cur ^ 1], n, kmin, plan.shift[p],
 														 plan.bits[p], start, temp, stream,
 														 region[p], one_clear, next_counts,
-														 plan.shift[1], plan.bits[1]);
+														 plan.shift[1], plan.bits[1], rec);
 		else if (policy[p] == ONESWEEP_POLICY_PACKED)
 			st = onesweep_pass_io<typename POL::packed, K>(io, keys[cur], keys[cur ^ 1], vin,
 														   vals[cur ^ 1], n, kmin, plan.shift[p],
@@ -718,6 +831,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	}
 	stats->passes = plan.passes;
 	stats->packed = packed;
+	stats->records = records;
 	*out = cur;
 	return GPUSORT_OK;
 }

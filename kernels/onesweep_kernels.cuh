@@ -51,7 +51,38 @@ enum onesweep_io
 	ONESWEEP_IO_APART = 0,		/* keys and payloads apart, in and out */
 	ONESWEEP_IO_PACK = 1,		/* apart in, packed out */
 	ONESWEEP_IO_PACKED = 2,		/* packed in and out */
-	ONESWEEP_IO_UNPACK = 3		/* packed in, apart out */
+	ONESWEEP_IO_UNPACK = 3,		/* packed in, apart out */
+	ONESWEEP_IO_TO_RECORDS = 4,	/* keys in (payloads the row positions), records out */
+	ONESWEEP_IO_FROM_RECORDS = 5	/* records in, keys and row positions out */
+};
+
+/*
+ * Records: the two passes of a plan over key - min whose payloads are the
+ * row positions (32-bit keys, shift[1] == bits[0]) carry one 32-bit word
+ * a pair between them instead of a packed 64-bit pair.  After the first
+ * pass the pairs lie grouped by their low digit l (low_bits wide) and, within a
+ * group, in row order, so a word need not hold l, nor the high bits of
+ * the row: the first pass writes
+ *     ((key - kmin) >> low_bits) << idx_bits | row - epoch * epoch_tiles * TILE
+ * where epoch = tile / epoch_tiles (epoch_tiles tiles of TILE rows fit
+ * idx_bits = 32 - the second digit's bits), and the tiles that begin an
+ * epoch write where the epoch's rows of each group begin:
+ * table[l << e2_log | epoch], nondecreasing in that order (the entries of
+ * epochs past the last hold the group's end), so that the place p of a
+ * word gives l and epoch as the last entry <= p.  tile_range holds, for
+ * each tile of the second pass, the first and last entry its places need
+ * (records_range_kernel); that pass copies them into shared memory (up to
+ * BINS of them; more are searched where they lie) and writes each pair's
+ * key and row position.
+ */
+struct onesweep_records
+{
+	uint32_t   *table;			/* BINS << e2_log entries */
+	const uint32_t *tile_range;	/* 2 a tile of the second pass */
+	uint32_t	epoch_tiles;	/* first-pass tiles an epoch */
+	int			e2_log;			/* log2 of the table's entries a group */
+	int			idx_bits;		/* low bits of a record holding the row in its epoch */
+	int			low_bits;		/* the first digit's width */
 };
 
 /* Longest input the 30-bit status counts allow. */
@@ -796,6 +827,64 @@ low_digit_offsets_kernel(const uint32_t *__restrict__ low_counts, uint32_t kmin_
 }
 
 /*
+ * Records (onesweep_records): every entry of the table its group's end
+ * (start: the first pass's exclusive digit offsets, bins of them, n past
+ * the last), before the first pass writes the real epochs' entries.
+ */
+static __global__ void
+records_fill_kernel(uint32_t *table, const uint32_t *__restrict__ start, int bins, int e2_log,
+					uint32_t n)
+{
+	const uint32_t entries = (uint32_t) bins << e2_log;
+
+	for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < entries;
+		 i += gridDim.x * blockDim.x)
+	{
+		const uint32_t l = i >> e2_log;
+
+		table[i] = l + 1 < (uint32_t) bins ? start[l + 1] : n;
+	}
+}
+
+/* The last entry <= p of a nondecreasing table[0 .. m) whose first is <= p. */
+__device__ __forceinline__ uint32_t
+records_find(const uint32_t *table, uint32_t m, uint32_t p)
+{
+	uint32_t	lo = 0,
+				hi = m;
+
+	while (hi - lo > 1)
+	{
+		const uint32_t mid = (lo + hi) >> 1;
+
+		if (table[mid] <= p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * After the first pass of records: for each of the second pass's tiles
+ * (tile rows), the entries of the table that its first and last place
+ * fall under.
+ */
+static __global__ void
+records_range_kernel(const uint32_t *__restrict__ table, uint32_t entries, uint32_t *tile_range,
+					 uint32_t tiles, uint32_t tile_rows, uint32_t n)
+{
+	for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < tiles; t += gridDim.x * blockDim.x)
+	{
+		const uint32_t first = t * tile_rows;
+		const uint32_t last = (n - first > tile_rows ? first + tile_rows : n) - 1;
+
+		tile_range[2 * t] = records_find(table, entries, first);
+		tile_range[2 * t + 1] = records_find(table, entries, last);
+	}
+}
+
+/*
  * Shared memory of one onesweep block: digit starts and bases, misc words,
  * the per-warp 16-bit counters (later the keys), and the payloads (earlier,
  * with RANK_ATOMIC_OR, the per-warp digit match words).
@@ -863,6 +952,9 @@ copy_async_wait_all()
 	asm volatile("cp.async.commit_group;\ncp.async.wait_all;\n":::"memory");
 #endif
 }
+
+/* misc words of the records (onesweep_records) in a onesweep block, past the warps' sums */
+#define ONESWEEP_MISC_RECORDS	48
 
 /* The block's shared memory, carved as onesweep_smem_bytes() describes. */
 template <typename P, typename K>
@@ -1348,7 +1440,8 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 				const uint32_t (&pv)[onesweep_held_payloads<P, IO>()],
 				const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out, bool staged,
-				size_t tile_base, uint32_t slice, uint32_t valid, K kmin, int shift, uint32_t mask)
+				size_t tile_base, uint32_t slice, uint32_t valid, K kmin, int shift, uint32_t mask,
+				const onesweep_records &rec, uint32_t tile)
 {
 	constexpr int ITEMS = P::ITEMS;
 	constexpr int THREADS = P::THREADS;
@@ -1380,6 +1473,45 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 		uint32_t   *halves = reinterpret_cast<uint32_t *>(items);
 		const uint32_t *halves_in = reinterpret_cast<const uint32_t *>(keys_in);
 
+		if constexpr (IO == ONESWEEP_IO_FROM_RECORDS)
+		{
+			/* each record's key and row position, from its place (onesweep_records) */
+			const uint32_t idx_mask = (1u << rec.idx_bits) - 1;
+			const uint32_t epoch_rows = rec.epoch_tiles * (uint32_t) P::TILE;
+			/* the tile's entries (onesweep_kernel): in block_start, or where they lie (more than BINS) */
+			const uint32_t rtable_k0 = sh.misc[ONESWEEP_MISC_RECORDS];
+			const uint32_t rtable_m = sh.misc[ONESWEEP_MISC_RECORDS + 1];
+			const uint32_t *rtable = rtable_m <= (uint32_t) P::BINS ? sh.block_start
+				: rec.table + rtable_k0;
+			/* this lane's places rise with i: the first found, the rest walked to */
+			uint32_t	at = records_find(rtable, rtable_m, (uint32_t) (tile_base + slice));
+
+#pragma unroll
+			for (int i = 0; i < ITEMS; i++)
+			{
+				const uint32_t idx = slice + i * 32;
+				uint32_t	key = 0,
+							row = 0;
+
+				if (FULL || idx < valid)
+				{
+					const uint32_t p = (uint32_t) (tile_base + idx);
+
+					while (at + 1 < rtable_m && rtable[at + 1] <= p)
+						at++;
+
+					const uint32_t e = rtable_k0 + at;
+
+					key = (uint32_t) kmin +
+						((((uint32_t) k[i] >> rec.idx_bits) << rec.low_bits) | (e >> rec.e2_log));
+					row = (e & ((1u << rec.e2_log) - 1)) * epoch_rows + ((uint32_t) k[i] & idx_mask);
+				}
+				halves[2 * r[i] + 1] = key;
+				halves[2 * r[i]] = row;
+			}
+		}
+		else
+		{
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 			halves[2 * r[i] + 1] = (uint32_t) k[i];
@@ -1389,11 +1521,16 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 			const uint32_t idx = slice + i * 32;
 			uint32_t	v;
 
-			if constexpr (IN_PACKED)
+			if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
+				/* the record (onesweep_records): high digits over the row in its epoch */
+				v = (((uint32_t) (k[i] - kmin) >> rec.low_bits) << rec.idx_bits) |
+					(sh.misc[ONESWEEP_MISC_RECORDS] + idx);
+			else if constexpr (IN_PACKED)
 				v = FULL || idx < valid ? halves_in[2 * (tile_base + idx)] : 0;
 			else
 				v = tile_payload_in<P, K, FULL>(sh, vals_in, staged, tile_base, idx, valid);
 			halves[2 * r[i]] = v;
+		}
 		}
 	}
 	__syncthreads();
@@ -1407,7 +1544,9 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 			const uint64_t it = items[j];
 			const uint32_t to = sh.digit_base[digit_of((K) (it >> 32), kmin, shift, mask)] + j;
 
-			if constexpr (onesweep_io_packed_out(IO))
+			if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
+				reinterpret_cast<uint32_t *>(keys_out)[to] = (uint32_t) it;
+			else if constexpr (onesweep_io_packed_out(IO))
 				reinterpret_cast<uint64_t *>(keys_out)[to] = it;
 			else
 			{
@@ -1429,7 +1568,8 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 			  const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out,
 			  K kmin, int shift, uint32_t mask,
 			  const uint32_t *__restrict__ global_start, uint32_t *status,
-			  uint32_t tile, uint32_t valid_, bool count_next, int next_shift, uint32_t next_mask)
+			  uint32_t tile, uint32_t valid_, bool count_next, int next_shift, uint32_t next_mask,
+			  const onesweep_records &rec)
 {
 	constexpr int BINS = P::BINS;
 	constexpr int ITEMS = P::ITEMS;
@@ -1472,9 +1612,13 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		for (int c = t; c < P::TILE / 4; c += THREADS)
 			copy_async<16>(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
 
+
 	/* digit of item i; past the end the last digit, so they rank after every real key */
 #define ITEM_DIGIT(i) \
-	(FULL || slice + (i) * 32 < valid ? digit_of(k[i], kmin, shift, mask) : (uint32_t) (BINS - 1))
+	(FULL || slice + (i) * 32 < valid \
+	 ? (IO == ONESWEEP_IO_FROM_RECORDS ? ((uint32_t) k[i] >> rec.idx_bits) & mask \
+		: digit_of(k[i], kmin, shift, mask)) \
+	 : (uint32_t) (BINS - 1))
 
 	uint32_t	cnt[BPT],		/* the tile's keys of this thread's digits */
 				bstart[BPT];	/* their first places in the tile */
@@ -1488,6 +1632,8 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		 */
 		uint32_t   *mw = sh.match_words + warp * BINS;
 
+		static_assert(IO != ONESWEEP_IO_TO_RECORDS && IO != ONESWEEP_IO_FROM_RECORDS,
+					  "records: policies that rank before they count");
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
 			atomicAdd(&sh.warp_place[warp * BINS + ITEM_DIGIT(i)], 1u);
@@ -1550,6 +1696,20 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 						   tile_digit_counts<P>(sh.warp_count, status, tile, !P::EARLY_COUNTS, cnt),
 						   cnt, bstart);
 		tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
+		if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
+		{
+			/* a tile that begins an epoch: where the epoch's keys of each digit begin */
+			if (sh.misc[ONESWEEP_MISC_RECORDS] == 0)
+#pragma unroll
+				for (int b = 0; b < BPT; b++)
+				{
+					const int	dg = t * BPT + b;
+
+					if (dg < BINS)
+						rec.table[((uint32_t) dg << rec.e2_log) + sh.misc[ONESWEEP_MISC_RECORDS + 1]] =
+							sh.digit_base[dg] + bstart[b];
+				}
+		}
 		__syncthreads();
 
 		/* local place of every key in the tile (the digit kept from the ranking) */
@@ -1562,13 +1722,13 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		}
 	}
 #undef ITEM_DIGIT
-	if (staged)
+	if (staged || IO == ONESWEEP_IO_FROM_RECORDS)
 		copy_async_wait_all();
 	__syncthreads();
 
 	if constexpr (IO != ONESWEEP_IO_APART)
 		tile_out_packed<P, K, FULL, IO>(sh, k, r, pv, keys_in, keys_out, vals_in, vals_out, staged,
-										tile_base, slice, valid, kmin, shift, mask);
+										tile_base, slice, valid, kmin, shift, mask, rec, tile);
 	else
 		tile_out_apart<P, K, FULL>(sh, k, r, keys_out, vals_in, vals_out, staged, tile_base, slice,
 								   valid, kmin, shift, mask);
@@ -1594,14 +1754,32 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				uint32_t n, K kmin, int shift, uint32_t mask,
 				const uint32_t *__restrict__ global_start,
 				uint32_t *status, uint32_t *tile_counter,
-				uint32_t *next_counts, int next_shift, uint32_t next_mask)
+				uint32_t *next_counts, int next_shift, uint32_t next_mask,
+				onesweep_records rec)
 {
 	extern __shared__ __align__(16) unsigned char smem[];
 	const onesweep_shared<P, K> sh(smem);
 	const int	t = threadIdx.x;
 
 	if (t == 0)
-		sh.misc[0] = atomicAdd(tile_counter, 1u);
+	{
+		const uint32_t tile = atomicAdd(tile_counter, 1u);
+
+		sh.misc[0] = tile;
+		/* records: out, the tile's first row in its epoch; in, the table entries its places need */
+		if (IO == ONESWEEP_IO_TO_RECORDS)
+		{
+			sh.misc[ONESWEEP_MISC_RECORDS] = tile % rec.epoch_tiles * (uint32_t) P::TILE;
+			sh.misc[ONESWEEP_MISC_RECORDS + 1] = tile / rec.epoch_tiles;
+		}
+		else if (IO == ONESWEEP_IO_FROM_RECORDS)
+		{
+			const uint32_t k0 = rec.tile_range[2 * tile];
+
+			sh.misc[ONESWEEP_MISC_RECORDS] = k0;
+			sh.misc[ONESWEEP_MISC_RECORDS + 1] = rec.tile_range[2 * tile + 1] - k0 + 1;
+		}
+	}
 	for (int i = t; i < (int) (onesweep_counter_bytes<P>() / sizeof(uint32_t)); i += P::THREADS)
 		sh.warp_place[i] = 0;
 	if (P::RANK == RANK_ATOMIC_OR)
@@ -1617,14 +1795,26 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 	const uint32_t tile = sh.misc[0];
 	const size_t tile_base = (size_t) tile * P::TILE;
 
+	if constexpr (IO == ONESWEEP_IO_FROM_RECORDS)
+	{
+		/* the table's entries this tile's places need, into block_start (unused by this pass) */
+		static_assert(!P::EARLY_COUNTS, "records: block_start free in the second pass");
+		const uint32_t k0 = sh.misc[ONESWEEP_MISC_RECORDS],
+					m = sh.misc[ONESWEEP_MISC_RECORDS + 1];
+
+		if (m <= (uint32_t) P::BINS)
+			for (uint32_t c = t; c < m; c += P::THREADS)
+				copy_async<4>(&sh.block_start[c], &rec.table[k0 + c]);
+	}
+
 	if ((size_t) n - tile_base >= (size_t) P::TILE)
 		onesweep_tile<P, K, true, IO>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
 									  global_start, status, tile, P::TILE, count_next, next_shift,
-									  next_mask);
+									  next_mask, rec);
 	else
 		onesweep_tile<P, K, false, IO>(sh, keys_in, keys_out, vals_in, vals_out, kmin, shift, mask,
 									   global_start, status, tile, (uint32_t) (n - tile_base),
-									   count_next, next_shift, next_mask);
+									   count_next, next_shift, next_mask, rec);
 	if (count_next)
 	{
 		__syncthreads();

@@ -130,6 +130,16 @@ typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8,
  */
 #define RADIX_PACK_SKEW			32
 
+/*
+ * Fewest keys a sort carries as records between its passes
+ * (onesweep_records: 32-bit keys, row positions, a two-pass plan over
+ * key - min).  Measured, banded 20-bit keys on an H100
+ * (bench/results/radix_records-h100.txt): records 5-11 us slower from
+ * 2^16 to 2^21 keys (their two small kernels), 2% faster at 2^22, 7% at
+ * 100M.
+ */
+#define RADIX_RECORDS_MIN_N		((size_t) 1 << 22)
+
 /* Widest digit the wide policy sorts. */
 #define RADIX_WIDE_BITS			10
 #define RADIX_NARROW_BITS		8

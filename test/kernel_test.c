@@ -273,7 +273,7 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
  * or by 8-bit places): the permutation against the CPU radix sort's.
  */
 static void
-run_range_case(size_t n, int nwords, int bits, uint64_t *rng)
+run_range_case(size_t n, int nwords, int bits, int skew, uint64_t *rng)
 {
 	const int	key_bits = 32 * nwords;
 	const uint64_t mask = bits >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << bits) - 1;
@@ -290,6 +290,10 @@ run_range_case(size_t n, int nwords, int bits, uint64_t *rng)
 	for (size_t i = 0; i < n; i++)
 	{
 		uint64_t	k = base + (test_rand64(rng) & mask);
+
+		/* skew: all but every 4096th key with low 10 bits of 0 (one huge digit, many tiny) */
+		if (skew && i % 4096 != 0)
+			k = base + (test_rand64(rng) & mask & ~(uint64_t) 0x3ff);
 
 		if (nwords == 2)
 		{
@@ -308,8 +312,8 @@ run_range_case(size_t n, int nwords, int bits, uint64_t *rng)
 		cpu_radix_sort_rows(cols, nwords, n, ref, NULL, scratch, NULL);
 		for (size_t i = 0; i < n && same; i++)
 			same = ref[i] == perm[i];
-		CHECK(same, "radix, %d-bit keys over %d bits, n=%zu: differs from the CPU reference",
-			  key_bits, bits, n);
+		CHECK(same, "radix, %d-bit keys over %d bits%s, n=%zu: differs from the CPU reference",
+			  key_bits, bits, skew ? " (skewed low digit)" : "", n);
 	}
 	free(words);
 	free(perm);
@@ -615,8 +619,27 @@ main(int argc, char **argv)
 				for (int nwords = 1; nwords <= 2; nwords++)
 					if (range_n[s] <= max_n && range_n[s] >= min_n &&
 						range_bits[b] <= 32 * nwords && (!only_words || nwords == only_words))
-						run_range_case(range_n[s], nwords, range_bits[b], &rng);
+						run_range_case(range_n[s], nwords, range_bits[b], 0, &rng);
 		printf("key ranges: %s\n", failures == before ? "ok" : "FAILED");
+	}
+	{
+		/*
+		 * 32-bit keys of 17-20 bits above a random base from 2^22 keys:
+		 * the records between the two passes (onesweep_records), across
+		 * epochs, and with one huge low digit and many tiny ones, so that
+		 * a tile of the second pass needs more table entries than shared
+		 * memory holds
+		 */
+		const int	rec_bits[] = {17, 18, 19, 20};
+		const size_t rec_n[] = {4194304 + 12345, 9000011, 33554467};
+		int			before = failures;
+
+		for (size_t s = 0; s < sizeof(rec_n) / sizeof(rec_n[0]); s++)
+			for (size_t b = 0; b < sizeof(rec_bits) / sizeof(rec_bits[0]); b++)
+				for (int skew = 0; skew <= 1; skew++)
+					if (rec_n[s] <= max_n && rec_n[s] >= min_n && (!only_words || only_words == 1))
+						run_range_case(rec_n[s], 1, rec_bits[b], skew, &rng);
+		printf("records key ranges: %s\n", failures == before ? "ok" : "FAILED");
 	}
 	run_pairs_case(12345, &rng);
 	run_pairs_case(1000003, &rng);

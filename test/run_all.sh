@@ -33,6 +33,14 @@ echo "   whatever the data (as where the buffers do not allow packing them), the
 echo "   whatever the data"
 GPUSORT_PAIRS=apart test/kernel_test 1048576 0 1
 GPUSORT_PAIRS=packed test/kernel_test 1048576 0 1
+echo "== kernel test program, 32-bit keys from 2^22 with the records between two radix passes"
+echo "   over key - min turned off (the packed pairs they replace there)"
+GPUSORT_RECORDS=off test/kernel_test "${KERNEL_TEST_MAX_N:-16777216}" 4194304 1
+echo "== kernel test program, 32-bit keys, records taken at every size (the key ranges of 17-20"
+echo "   bits from 3,073 keys), on the project's, the compact and the mid policies"
+GPUSORT_RECORDS=always test/kernel_test 1048576 0 1
+GPUSORT_RECORDS=always GPUSORT_COMPACT_SMEM=1 test/kernel_test 1048576 0 1
+GPUSORT_RECORDS=always GPUSORT_BLOCK_SMEM=166912 test/kernel_test 1048576 0 1
 
 echo "== pg_regress (make installcheck)"
 cluster_start
