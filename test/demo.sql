@@ -61,3 +61,19 @@ EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM events ORDER BY score DESC NULLS LAST
 SET gpusort.enabled = off;
 EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM events ORDER BY score DESC NULLS LAST, id;
 RESET gpusort.enabled;
+
+\echo '== GpuSort on int4 keys of a narrow range (0 .. 999,999): two 10-bit radix passes over key - min'
+\echo '   (with a GPU and at least 4,194,304 rows, one 32-bit record a row between them); its rows in'
+\echo '   the same order as native ORDER BY k, id (the sort is stable and the scan gives id in order)'
+SET max_parallel_workers_per_gather = 0;
+CREATE TEMP TABLE banded AS
+SELECT g AS id, (random() * 999999)::int4 AS k FROM generate_series(1, :rows) g;
+ANALYZE banded;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT * FROM banded ORDER BY k;
+SET gpusort.enabled = off;
+CREATE TEMP TABLE native AS
+SELECT md5(string_agg(k || ':' || id, ',')) AS m FROM (SELECT k, id FROM banded ORDER BY k, id) s;
+RESET gpusort.enabled;
+SELECT md5(string_agg(k || ':' || id, ',')) = (SELECT m FROM native) AS same_as_native
+FROM (SELECT k, id FROM banded ORDER BY k) s;
+RESET max_parallel_workers_per_gather;
