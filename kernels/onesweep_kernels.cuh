@@ -1612,7 +1612,6 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		for (int c = t; c < P::TILE / 4; c += THREADS)
 			copy_async<16>(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
 
-
 	/* digit of item i; past the end the last digit, so they rank after every real key */
 #define ITEM_DIGIT(i) \
 	(FULL || slice + (i) * 32 < valid \
@@ -1745,7 +1744,10 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
  * NULL, policies without EARLY_COUNTS, next_mask < BINS): the keys'
  * digits ((key - kmin) >> next_shift) & next_mask of the next pass are
  * added there, so that the pass after needs no read of its own
- * (onesweep_sort_counted_t).
+ * (onesweep_sort_counted_t).  rec: the records' table and shape where IO
+ * is ONESWEEP_IO_TO_RECORDS (keys_out receives the records, vals_in is
+ * NULL and vals_out not written) or ONESWEEP_IO_FROM_RECORDS (keys_in
+ * holds the records, shift is the first digit's width, vals_in is NULL).
  */
 template <typename P, typename K, int IO = ONESWEEP_IO_APART>
 __global__ void __launch_bounds__(P::THREADS, P::MIN_BLOCKS)
