@@ -1168,6 +1168,92 @@ tile_digit_scan(uint32_t *misc, T *warp_count, uint32_t tsum,
 }
 
 /*
+ * tile_digit_counts and tile_digit_scan at once for a block of one thread a
+ * digit (THREADS == BINS) and 16-bit warp counters: the first BINS / 2
+ * threads take a pair of digits each, one 32-bit word (two counters) a
+ * warp, so that the counts are read, and the warps' starts read and
+ * written, by half the shared-memory instructions; each digit's start and
+ * count then go to its own thread through digit_base (before the
+ * look-back writes it).  Has three barriers.
+ */
+template <typename P>
+__device__ __forceinline__ void
+tile_pair_scan(uint32_t *misc, uint16_t *warp_count, uint32_t *digit_base, uint32_t *status,
+			   uint32_t tile, bool publish, uint32_t (&cnt)[1], uint32_t (&bstart)[1])
+{
+	constexpr int PAIRS = P::BINS / 2;
+	uint32_t   *pw = reinterpret_cast<uint32_t *>(warp_count);	/* [WARPS][PAIRS] */
+	const int	t = threadIdx.x,
+				lane = t & 31,
+				warp = t >> 5;
+	uint32_t	lo = 0,
+				hi = 0;
+
+	static_assert(P::THREADS == P::BINS && P::BINS % 64 == 0, "a thread a digit, whole warps of pairs");
+	if (t < PAIRS)
+	{
+#pragma unroll
+		for (int w = 0; w < P::WARPS; w++)
+		{
+			const uint32_t v = pw[w * PAIRS + t];
+
+			lo += v & 0xffffu;
+			hi += v >> 16;
+		}
+		if (publish)
+		{
+			tile_publish(status, tile, P::BINS, 2 * t, lo);
+			tile_publish(status, tile, P::BINS, 2 * t + 1, hi);
+		}
+	}
+
+	/* exclusive scan of the pairs' sums (threads past the pairs add nothing) */
+	const uint32_t tsum = lo + hi;
+	uint32_t	incl = tsum;
+
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		const uint32_t v = __shfl_up_sync(0xffffffffu, incl, o);
+
+		if (lane >= o)
+			incl += v;
+	}
+	if (lane == 31)
+		misc[1 + warp] = incl;
+	__syncthreads();
+	if (t < PAIRS)
+	{
+		uint32_t	run = incl - tsum;
+
+		for (int w = 0; w < warp; w++)
+			run += misc[1 + w];
+
+		uint32_t	at0 = run,
+					at1 = run + lo;
+
+		digit_base[2 * t] = at0;
+		digit_base[2 * t + 1] = at1;
+#pragma unroll
+		for (int w = 0; w < P::WARPS; w++)
+		{
+			const uint32_t v = pw[w * PAIRS + t];
+
+			pw[w * PAIRS + t] = at0 | at1 << 16;
+			at0 += v & 0xffffu;
+			at1 += v >> 16;
+		}
+	}
+	__syncthreads();
+	/* every key of the tile is counted (past a partial tile's end as the last digit) */
+	const uint32_t first = digit_base[t],
+				end = t + 1 < P::BINS ? digit_base[t + 1] : (uint32_t) P::TILE;
+
+	__syncthreads();			/* read before the look-back writes digit_base */
+	bstart[0] = first;
+	cnt[0] = end - first;
+}
+
+/*
  * Decoupled look-back: keys of each of this thread's digits in all earlier
  * tiles, published as this tile's inclusive counts, and the digits' global
  * bases (digit_base[dg]: the global place of the digit's first key in the
@@ -1691,9 +1777,14 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		 * tile, and each warp's first place in the tile, so that a key's
 		 * place takes one shared read
 		 */
-		tile_digit_scan<P>(sh.misc, sh.warp_count,
-						   tile_digit_counts<P>(sh.warp_count, status, tile, !P::EARLY_COUNTS, cnt),
-						   cnt, bstart);
+		if constexpr (P::PAIR_SCAN)
+			tile_pair_scan<P>(sh.misc, sh.warp_count, sh.digit_base, status, tile,
+							  !P::EARLY_COUNTS, cnt, bstart);
+		else
+			tile_digit_scan<P>(sh.misc, sh.warp_count,
+							   tile_digit_counts<P>(sh.warp_count, status, tile, !P::EARLY_COUNTS,
+													cnt),
+							   cnt, bstart);
 		tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
 		if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
 		{

@@ -28,6 +28,12 @@
 
 #include <stdint.h>
 
+/* Pair scans (onesweep_policy::PAIR_SCAN) on or off: GPUSORT_PAIR_SCAN=0 at build time for comparisons. */
+#ifndef GPUSORT_PAIR_SCAN
+#define GPUSORT_PAIR_SCAN 1
+#endif
+#define RADIX_PAIR_SCAN (GPUSORT_PAIR_SCAN != 0)
+
 /* Earlier tiles' status words a look-back step reads at once. */
 #define RADIX_LOOKBACK_WINDOW	8
 
@@ -58,6 +64,12 @@ struct onesweep_policy
 	static constexpr int WARPS = THREADS_ / 32;
 	static constexpr int TILE = THREADS_ * ITEMS_;
 	static constexpr int BINS_PER_THREAD = (BINS + THREADS_ - 1) / THREADS_;
+	/*
+	 * a thread a digit (and 16-bit warp counters): the tile's counts and
+	 * warp starts taken a pair of digits a thread (tile_pair_scan)
+	 */
+	static constexpr bool PAIR_SCAN = RADIX_PAIR_SCAN && THREADS_ == BINS && BINS % 64 == 0 &&
+		!WARP_STARTS_FIRST_;
 
 	static_assert(TILE < 65536, "16-bit per-warp counters");
 	static_assert(THREADS_ % 32 == 0 && THREADS_ <= 1024, "whole warps");
