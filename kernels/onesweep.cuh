@@ -190,17 +190,18 @@ onesweep_pass_io(int io, const K *kin, K *kout, const uint32_t *vin, uint32_t *v
 	{
 		if constexpr (!P::EARLY_COUNTS)	/* records: the wide policies' ranking */
 		{
-		if (io == ONESWEEP_IO_TO_RECORDS)
-			return onesweep_pass<P, K, ONESWEEP_IO_TO_RECORDS>(kin, kout, vin, vout, n, kmin, shift,
-															   bits, global_start, temp, stream,
-															   region_offset, cleared, next_counts,
-															   next_shift, next_bits, rec);
-		if (io == ONESWEEP_IO_FROM_RECORDS)
-			return onesweep_pass<P, K, ONESWEEP_IO_FROM_RECORDS>(kin, kout, vin, vout, n, kmin,
-																 shift, bits, global_start, temp,
-																 stream, region_offset, cleared,
-																 next_counts, next_shift,
-																 next_bits, rec);
+			if (io == ONESWEEP_IO_TO_RECORDS)
+				return onesweep_pass<P, K, ONESWEEP_IO_TO_RECORDS>(kin, kout, vin, vout, n, kmin,
+																   shift, bits, global_start, temp,
+																   stream, region_offset, cleared,
+																   next_counts, next_shift,
+																   next_bits, rec);
+			if (io == ONESWEEP_IO_FROM_RECORDS)
+				return onesweep_pass<P, K, ONESWEEP_IO_FROM_RECORDS>(kin, kout, vin, vout, n, kmin,
+																	 shift, bits, global_start,
+																	 temp, stream, region_offset,
+																	 cleared, next_counts,
+																	 next_shift, next_bits, rec);
 		}
 		if (io == ONESWEEP_IO_PACK)
 			return onesweep_pass<P, K, ONESWEEP_IO_PACK>(kin, kout, vin, vout, n, kmin, shift, bits,

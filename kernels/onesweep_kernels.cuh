@@ -1599,24 +1599,24 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 		else
 		{
 #pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			halves[2 * r[i] + 1] = (uint32_t) k[i];
+			for (int i = 0; i < ITEMS; i++)
+				halves[2 * r[i] + 1] = (uint32_t) k[i];
 #pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-		{
-			const uint32_t idx = slice + i * 32;
-			uint32_t	v;
+			for (int i = 0; i < ITEMS; i++)
+			{
+				const uint32_t idx = slice + i * 32;
+				uint32_t	v;
 
-			if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
-				/* the record (onesweep_records): high digits over the row in its epoch */
-				v = (((uint32_t) (k[i] - kmin) >> rec.low_bits) << rec.idx_bits) |
-					(sh.misc[ONESWEEP_MISC_RECORDS] + idx);
-			else if constexpr (IN_PACKED)
-				v = FULL || idx < valid ? halves_in[2 * (tile_base + idx)] : 0;
-			else
-				v = tile_payload_in<P, K, FULL>(sh, vals_in, staged, tile_base, idx, valid);
-			halves[2 * r[i]] = v;
-		}
+				if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
+					/* the record (onesweep_records): high digits over the row in its epoch */
+					v = (((uint32_t) (k[i] - kmin) >> rec.low_bits) << rec.idx_bits) |
+						(sh.misc[ONESWEEP_MISC_RECORDS] + idx);
+				else if constexpr (IN_PACKED)
+					v = FULL || idx < valid ? halves_in[2 * (tile_base + idx)] : 0;
+				else
+					v = tile_payload_in<P, K, FULL>(sh, vals_in, staged, tile_base, idx, valid);
+				halves[2 * r[i]] = v;
+			}
 		}
 	}
 	__syncthreads();
