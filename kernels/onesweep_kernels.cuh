@@ -1596,6 +1596,20 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 				halves[2 * r[i]] = row;
 			}
 		}
+		else if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
+		{
+			/*
+			 * the key (its digit finds the place) over the record (onesweep_records:
+			 * high digits over the row in its epoch), one 64-bit store a pair
+			 */
+			const uint32_t row0 = sh.misc[ONESWEEP_MISC_RECORDS] + slice;
+
+#pragma unroll
+			for (int i = 0; i < ITEMS; i++)
+				reinterpret_cast<uint2 *>(items)[r[i]] =
+					make_uint2((((uint32_t) (k[i] - kmin) >> rec.low_bits) << rec.idx_bits) |
+							   (row0 + i * 32), (uint32_t) k[i]);
+		}
 		else
 		{
 #pragma unroll
@@ -1607,11 +1621,7 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 				const uint32_t idx = slice + i * 32;
 				uint32_t	v;
 
-				if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
-					/* the record (onesweep_records): high digits over the row in its epoch */
-					v = (((uint32_t) (k[i] - kmin) >> rec.low_bits) << rec.idx_bits) |
-						(sh.misc[ONESWEEP_MISC_RECORDS] + idx);
-				else if constexpr (IN_PACKED)
+				if constexpr (IN_PACKED)
 					v = FULL || idx < valid ? halves_in[2 * (tile_base + idx)] : 0;
 				else
 					v = tile_payload_in<P, K, FULL>(sh, vals_in, staged, tile_base, idx, valid);
