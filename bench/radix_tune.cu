@@ -30,6 +30,9 @@
  *   radix_tune n place  tile shapes again, both key widths
  *   radix_tune n packed pairs packed between passes or kept apart, and
  *                       the packed passes' tile shapes (32-bit keys)
+ *   radix_tune n rows   wide tile shapes on banded 20-bit keys sorted as
+ *                       the extension sorts them (row positions made,
+ *                       records between the passes), 32-bit keys
  *   radix_tune n gap    a whole sort beside its first read and its passes
  *                       timed apart: what the host's wait, plan and
  *                       launches leave the device idle (32-bit keys)
@@ -154,6 +157,39 @@ time_it(bufs<K> &b, F sort)
 
 		CK(cudaMemcpy(b.keys[0], b.src, b.n * sizeof(K), cudaMemcpyDeviceToDevice));
 		CK(cudaMemcpy(b.vals[0], b.keys[0], b.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+		CK(cudaEventRecord(e0));
+		sort();
+		CK(cudaEventRecord(e1));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		if (r)
+			t.push_back(ms);
+	}
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
+
+/* time_it for rows sorts: the keys copied in, payloads 0 .. n-1 (read by CUB, made by a rows sort). */
+static __global__ void rows_iota_kernel(uint32_t *v, size_t n);
+
+template <typename K, typename F>
+static double
+time_rows(bufs<K> &b, F sort)
+{
+	std::vector<float> t;
+	cudaEvent_t e0, e1;
+
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	for (int r = 0; r < 8; r++)
+	{
+		float		ms;
+
+		CK(cudaMemcpy(b.keys[0], b.src, b.n * sizeof(K), cudaMemcpyDeviceToDevice));
+		rows_iota_kernel<<<4096, 256>>>(b.vals[0], b.n);
+		CK(cudaGetLastError());
 		CK(cudaEventRecord(e0));
 		sort();
 		CK(cudaEventRecord(e1));
@@ -887,6 +923,72 @@ run_gap(size_t n)
 	bufs_free(b);
 }
 
+/* Payload i = i: the row positions a rows sort makes, for CUB's reference. */
+static __global__ void
+rows_iota_kernel(uint32_t *v, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
+		v[i] = (uint32_t) i;
+}
+
+/*
+ * One wide policy on the extension's own sorts (payloads made as the row
+ * positions, so that a two-pass plan over key - min carries records):
+ * median of 7 timed runs, the output compared with CUB's on the same keys
+ * with payloads 0 .. n-1.
+ */
+template <typename POL>
+static void
+try_rows(bufs<uint32_t> &b, const char *name)
+{
+	onesweep_stats st;
+	int			o = 0;
+	double		ms = time_rows(b, [&] {
+		gpusort_status s = onesweep_sort_pairs_t<POL, uint32_t>(b.keys, b.vals, b.n, true, b.temp, 0, &o, &st);
+		if (s != GPUSORT_OK) { fprintf(stderr, "%s: %s\n", name, gpusort_status_message(s)); exit(2); }
+	});
+	bool		ok = same_as_cub(b, o);
+
+	printf("  %-42s %8.3f ms %6.2f G/s  passes %d%s%s\n", name, ms, b.n / ms / 1e6, st.passes,
+		   st.records ? " records" : st.packed ? " packed" : "", ok ? "" : "  WRONG (differs from CUB)");
+	if (!ok)
+		failures++;
+}
+
+/* Wide policies' tile shapes on banded 20-bit keys as the extension sorts them (`radix_tune N rows`). */
+static void
+run_rows(size_t n)
+{
+	policy_bufs<uint32_t> b(n);
+	size_t		bytes = 0;
+	void	   *t = NULL;
+
+	printf("32-bit keys, n=%zu, banded20, payloads made as the row positions: wide tile shapes\n", n);
+	fill(b, DIST_BANDED20);
+	CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
+	CK(cudaMalloc(&t, bytes));
+	double		ms = time_rows(b, [&] {
+		CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
+	});
+	printf("  %-42s %8.3f ms %6.2f G/s\n", "cub", ms, n / ms / 1e6);
+	cudaFree(t);
+	cudaFree(ref_keys);
+	cudaFree(ref_vals);
+	CK(cudaMalloc(&ref_keys, n * sizeof(uint32_t)));
+	CK(cudaMalloc(&ref_vals, n * sizeof(uint32_t)));
+	CK(cudaMemcpy(ref_keys, b.keys[1], n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+	CK(cudaMemcpy(ref_vals, b.vals[1], n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+	for (int round = 0; round < 2; round++)
+	{
+		try_rows<U32>(b, "N, W");
+		try_rows<onesweep_policies<U32::narrow, P(512, 40, 10, 1, false, OR, false, true)>>(b, "N, P(512, 40, 10, 1, f, OR, f, t)");
+		try_rows<onesweep_policies<U32::narrow, P(512, 44, 10, 1, false, OR, false, true)>>(b, "N, P(512, 44, 10, 1, f, OR, f, t)");
+		try_rows<onesweep_policies<U32::narrow, P(512, 48, 10, 1, false, OR, false, true)>>(b, "N, P(512, 48, 10, 1, f, OR, f, t)");
+		try_rows<onesweep_policies<U32::narrow, P(768, 26, 10, 1, false, OR, false, true)>>(b, "N, P(768, 26, 10, 1, f, OR, f, t)");
+	}
+	bufs_free(b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -936,6 +1038,12 @@ main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "blocks") == 0)
 	{
 		run_blocks_32(n);
+		return failures ? 1 : 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "rows") == 0)
+	{
+		run_rows(n);
+		printf("%d policies differed from CUB\n", failures);
 		return failures ? 1 : 0;
 	}
 	if (argc > 2 && strcmp(argv[2], "wide") == 0)

@@ -109,7 +109,19 @@ onesweep_records_shape(size_t n, int bits2, uint32_t *epoch_tiles, int *e2_log)
 	*e2_log = lg;
 }
 
-/* Scratch of the records of a sort of n keys: the table (widest second digit) and the tile ranges. */
+/* The words of a records sort's tile ranges (2 a second-pass tile, and 16-byte alignment after). */
+template <typename W>
+static inline size_t
+onesweep_records_ranges_words(size_t n)
+{
+	return ((n + W::TILE - 1) / W::TILE * 2 + 3) / 4 * 4;
+}
+
+/*
+ * Scratch of the records of a sort of n keys: the table (widest second
+ * digit), the tile ranges, and above ONESWEEP_ONE_CLEAR_MAX_N keys the
+ * second pass's look-back region (which the first pass clears).
+ */
 template <typename POL, typename K>
 static inline size_t
 onesweep_records_bytes(size_t n)
@@ -122,7 +134,8 @@ onesweep_records_bytes(size_t n)
 		return 0;
 	onesweep_records_shape<W>(n, RADIX_WIDE_BITS, &per, &lg);
 	return ((size_t) W::BINS << lg) * sizeof(uint32_t) +
-		((n + W::TILE - 1) / W::TILE * 2 + 4) * sizeof(uint32_t);
+		onesweep_records_ranges_words<W>(n) * sizeof(uint32_t) +
+		(n > ONESWEEP_ONE_CLEAR_MAX_N ? onesweep_region_bytes<W>(n) : 0);
 }
 
 template <typename POL, typename K>
@@ -665,6 +678,9 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	digit_plan	plan;
 	K			kmin = 0;
 	bool		low_known = false;	/* a plan over key - min whose counts follow (onesweep_counts_follow) */
+	bool		records = false;	/* one 32-bit record a pair between the passes (onesweep_records) */
+	onesweep_records rec = onesweep_records();
+	uint32_t	rec_entries = 0;
 
 	memset(stats, 0, sizeof(*stats));
 	*out = 0;
@@ -681,17 +697,36 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			kmin = (K) range[0];
 			stats->from_min = true;
 			low_known = look->low_wide && onesweep_counts_follow<POL>(plan);
+			records = onesweep_takes_records<POL, K>(n, plan, true, positions);
+			if (records)
+			{
+				/* the table at the end of temp (before it the tile ranges, then the second pass's region) */
+				typedef typename POL::wide W;
+
+				onesweep_records_shape<W>(n, plan.bits[1], &rec.epoch_tiles, &rec.e2_log);
+				rec.table = reinterpret_cast<uint32_t *>(temp + onesweep_temp_bytes_t<POL, K>(n) -
+														 onesweep_records_bytes<POL, K>(n));
+				rec.tile_range = rec.table + ((size_t) W::BINS << rec.e2_log);
+				rec.idx_bits = 32 - plan.bits[1];
+				rec.low_bits = plan.bits[0];
+				rec_entries = (uint32_t) W::BINS << rec.e2_log;
+				if (n > ONESWEEP_ONE_CLEAR_MAX_N)
+					rec.next_region = const_cast<uint32_t *>(rec.tile_range) +
+						onesweep_records_ranges_words<W>(n);
+			}
 			if (low_known)
 			{
 				/*
 				 * the first digit's offsets from the first read's counts of
-				 * the low bits; the second digit's counts made by the first
-				 * pass (below)
+				 * the low bits (and the records' table filled); the second
+				 * digit's counts made by the first pass (below)
 				 */
 				low_digit_offsets_kernel<<<1, RADIX_HIST_STRIDE, 0, stream>>>(
 					d_hist + RADIX_LOW_WIDE_SLOT * RADIX_HIST_STRIDE, (uint32_t) kmin,
 					(1u << plan.bits[0]) - 1, d_hist,
-					plan.passes > 1 ? d_hist + RADIX_HIST_STRIDE : NULL);
+					plan.passes > 1 ? d_hist + RADIX_HIST_STRIDE : NULL,
+					records ? rec.table : NULL, (uint32_t) POL::wide::BINS, rec.e2_log,
+					(uint32_t) n);
 				CUDA_TRY_LAUNCH("low_digit_offsets_kernel");
 			}
 			else
@@ -746,15 +781,13 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	 * they can be; up to ONESWEEP_ONE_CLEAR_MAX_N keys each pass on a
 	 * look-back region of its own, all cleared by one memset first
 	 */
-	const bool	records = onesweep_takes_records<POL, K>(n, plan, stats->from_min, positions);
 	const bool	packed = !records &&
 		onesweep_can_pack<POL, K>(keys, vals, n, plan, stats->from_min, look);
 	const bool	one_clear = n <= ONESWEEP_ONE_CLEAR_MAX_N;
 	size_t		region[RADIX_MAX_PASSES + 1] = {0};	/* each pass's offset, then the end */
 	int			policy[RADIX_MAX_PASSES];	/* onesweep_pass_policy */
 	int			cur = 0;
-	onesweep_records rec = onesweep_records();
-	uint32_t	rec_entries = 0;
+	uint32_t   *scan_after = NULL;	/* digit counts the next records_range_kernel scans */
 
 	for (int p = 0; p < plan.passes; p++)
 	{
@@ -763,20 +796,11 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	}
 	if (one_clear)
 		CUDA_TRY(cudaMemsetAsync(temp + ONESWEEP_STATUS_OFFSET - 16, 0, region[plan.passes], stream));
-	if (records)
+	if (records && !low_known)
 	{
-		/* the table at the end of temp, each entry its digit's end until the first pass writes it */
-		typedef typename POL::wide W;
-		const size_t rec_bytes = onesweep_records_bytes<POL, K>(n);
-
-		onesweep_records_shape<W>(n, plan.bits[1], &rec.epoch_tiles, &rec.e2_log);
-		rec.table = reinterpret_cast<uint32_t *>(temp + onesweep_temp_bytes_t<POL, K>(n) - rec_bytes);
-		rec.tile_range = rec.table + ((size_t) W::BINS << rec.e2_log);
-		rec.idx_bits = 32 - plan.bits[1];
-		rec.low_bits = plan.bits[0];
-		rec_entries = (uint32_t) W::BINS << rec.e2_log;
+		/* each entry its digit's end until the first pass writes it (else low_digit_offsets_kernel did) */
 		records_fill_kernel<<<(rec_entries + 255) / 256, 256, 0, stream>>>(
-			rec.table, d_hist, W::BINS, rec.e2_log, (uint32_t) n);
+			rec.table, d_hist, POL::wide::BINS, rec.e2_log, (uint32_t) n);
 		CUDA_TRY_LAUNCH("records_fill_kernel");
 	}
 	for (int p = 0; p < plan.passes; p++)
@@ -796,16 +820,26 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 
 		if (records && p == 1)
 		{
-			/* the entries each tile of the second pass needs */
+			/* the entries each tile of the second pass needs (and the scan of its digit counts) */
 			typedef typename POL::wide W;
 			const uint32_t tiles = (uint32_t) ((n + W::TILE - 1) / W::TILE);
 
-			records_range_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(
+			records_range_kernel<<<(rec_entries + RADIX_HIST_STRIDE - 1) / RADIX_HIST_STRIDE,
+				RADIX_HIST_STRIDE, 0, stream>>>(
 				rec.table, rec_entries, const_cast<uint32_t *>(rec.tile_range), tiles,
-				(uint32_t) W::TILE, (uint32_t) n);
+				(uint32_t) W::TILE, (uint32_t) n, scan_after);
 			CUDA_TRY_LAUNCH("records_range_kernel");
+			scan_after = NULL;
 		}
-		if (policy[p] == ONESWEEP_POLICY_WIDE)
+		if (records && p == 1 && rec.next_region != NULL)
+			/* the second pass's own region, cleared by the first (onesweep_records) */
+			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
+														 vals[cur ^ 1], n, kmin, plan.shift[p],
+														 plan.bits[p], start, temp, stream,
+														 (size_t) ((unsigned char *) rec.next_region -
+																   (temp + ONESWEEP_STATUS_OFFSET - 16)),
+														 true, NULL, 0, 0, rec);
+		else if (policy[p] == ONESWEEP_POLICY_WIDE)
 			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
 														 vals[cur ^ 1], n, kmin, plan.shift[p],
 														 plan.bits[p], start, temp, stream,
@@ -822,7 +856,9 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 														temp, stream, region[p], one_clear);
 		if (st != GPUSORT_OK)
 			return st;
-		if (next_counts != NULL)
+		if (next_counts != NULL && records)
+			scan_after = next_counts;	/* by records_range_kernel, before the second pass */
+		else if (next_counts != NULL)
 		{
 			exclusive_scan_kernel<<<1, RADIX_HIST_STRIDE, 0, stream>>>(next_counts);
 			CUDA_TRY_LAUNCH("exclusive_scan_kernel");

@@ -73,7 +73,10 @@ enum onesweep_io
  * each tile of the second pass, the first and last entry its places need
  * (records_range_kernel); that pass copies them into shared memory (up to
  * BINS of them; more are searched where they lie) and writes each pair's
- * key and row position.
+ * key and row position.  Where the passes would share one look-back region
+ * (onesweep_region_bytes), the second has its own, next_region, which each
+ * tile of the first clears its part of (its tile's status words; tile 0 the
+ * tile counter too), so that no memset runs between the passes.
  */
 struct onesweep_records
 {
@@ -83,6 +86,7 @@ struct onesweep_records
 	int			e2_log;			/* log2 of the table's entries a group */
 	int			idx_bits;		/* low bits of a record holding the row in its epoch */
 	int			low_bits;		/* the first digit's width */
+	uint32_t   *next_region;	/* the second pass's look-back region, which the first clears (or NULL) */
 };
 
 /* Longest input the 30-bit status counts allow. */
@@ -810,7 +814,8 @@ exclusive_scan_kernel(uint32_t *hist)
  */
 static __global__ void __launch_bounds__(RADIX_HIST_STRIDE)
 low_digit_offsets_kernel(const uint32_t *__restrict__ low_counts, uint32_t kmin_low, uint32_t mask,
-						 uint32_t *offsets, uint32_t *next_counts)
+						 uint32_t *offsets, uint32_t *next_counts, uint32_t *table = NULL,
+						 uint32_t bins = 0, int e2_log = 0, uint32_t n = 0)
 {
 	__shared__ uint32_t c[RADIX_HIST_STRIDE];
 	const uint32_t t = threadIdx.x;
@@ -824,6 +829,22 @@ low_digit_offsets_kernel(const uint32_t *__restrict__ low_counts, uint32_t kmin_
 		atomicAdd(&c[(t - kmin_low) & mask], low_counts[t]);
 	__syncthreads();
 	block_counts_to_offsets(c[t], offsets);
+	if (table != NULL)
+	{
+		/*
+		 * records: every entry of a digit its group's end (n past the
+		 * last), as records_fill_kernel, the offsets from shared memory and
+		 * the table written in order
+		 */
+		c[t] = offsets[t];
+		__syncthreads();
+		for (uint32_t i = t; i < bins << e2_log; i += RADIX_HIST_STRIDE)
+		{
+			const uint32_t l = i >> e2_log;
+
+			table[i] = l + 1 < bins ? c[l + 1] : n;
+		}
+	}
 }
 
 /*
@@ -868,19 +889,36 @@ records_find(const uint32_t *table, uint32_t m, uint32_t p)
 /*
  * After the first pass of records: for each of the second pass's tiles
  * (tile rows), the entries of the table that its first and last place
- * fall under.
+ * fall under (the last entry <= the place).  A thread an entry i: the
+ * places from table[i] up to the next entry (n after the last) fall under
+ * it, and it writes the tiles whose first or last place lies there.  With
+ * scan_counts (a block of RADIX_HIST_STRIDE threads), block 0 first turns
+ * those counts into exclusive offsets (the second pass's, counted by the
+ * first: exclusive_scan_kernel), so that one launch does both.
  */
-static __global__ void
+static __global__ void __launch_bounds__(RADIX_HIST_STRIDE)
 records_range_kernel(const uint32_t *__restrict__ table, uint32_t entries, uint32_t *tile_range,
-					 uint32_t tiles, uint32_t tile_rows, uint32_t n)
+					 uint32_t tiles, uint32_t tile_rows, uint32_t n, uint32_t *scan_counts)
 {
-	for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < tiles; t += gridDim.x * blockDim.x)
+	if (scan_counts != NULL && blockIdx.x == 0)
+		block_counts_to_offsets(scan_counts[threadIdx.x], scan_counts);
+	for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < entries; i += gridDim.x * blockDim.x)
 	{
-		const uint32_t first = t * tile_rows;
-		const uint32_t last = (n - first > tile_rows ? first + tile_rows : n) - 1;
+		const uint32_t lo = table[i],
+					hi = i + 1 < entries ? table[i + 1] : n;
 
-		tile_range[2 * t] = records_find(table, entries, first);
-		tile_range[2 * t + 1] = records_find(table, entries, last);
+		if (lo >= hi)
+			continue;			/* no place: a later entry holds the same value */
+		for (uint32_t t = lo / tile_rows; t < tiles && t * tile_rows < hi; t++)
+		{
+			const uint32_t first = t * tile_rows;
+			const uint32_t last = (n - first > tile_rows ? first + tile_rows : n) - 1;
+
+			if (first >= lo)
+				tile_range[2 * t] = i;
+			if (last >= lo && last < hi)
+				tile_range[2 * t + 1] = i;
+		}
 	}
 }
 
@@ -1897,6 +1935,16 @@ onesweep_kernel(const K *__restrict__ keys_in, K *__restrict__ keys_out,
 
 	const uint32_t tile = sh.misc[0];
 	const size_t tile_base = (size_t) tile * P::TILE;
+
+	if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
+		if (rec.next_region != NULL)
+		{
+			/* the second pass's look-back region (onesweep_records): this tile's status, tile 0 the counter */
+			for (int i = t; i < P::BINS; i += P::THREADS)
+				rec.next_region[4 + (size_t) tile * P::BINS + i] = 0;
+			if (tile == 0 && t < 4)
+				rec.next_region[t] = 0;
+		}
 
 	if constexpr (IO == ONESWEEP_IO_FROM_RECORDS)
 	{
