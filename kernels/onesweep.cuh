@@ -721,7 +721,8 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 				 * the low bits (and the records' table filled); the second
 				 * digit's counts made by the first pass (below)
 				 */
-				low_digit_offsets_kernel<<<1, RADIX_HIST_STRIDE, 0, stream>>>(
+				low_digit_offsets_kernel<<<records ? (rec_entries + RADIX_HIST_STRIDE - 1) /
+					RADIX_HIST_STRIDE : 1, RADIX_HIST_STRIDE, 0, stream>>>(
 					d_hist + RADIX_LOW_WIDE_SLOT * RADIX_HIST_STRIDE, (uint32_t) kmin,
 					(1u << plan.bits[0]) - 1, d_hist,
 					plan.passes > 1 ? d_hist + RADIX_HIST_STRIDE : NULL,

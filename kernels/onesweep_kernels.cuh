@@ -810,39 +810,41 @@ exclusive_scan_kernel(uint32_t *hist)
  * < 2^RADIX_WIDE_BITS) from a first read's counts of the keys' low
  * RADIX_WIDE_BITS bits (first_read_low_wide), into offsets; and the
  * counts of the next digit, which the first pass makes, zeroed (next_counts
- * not NULL).  One block of RADIX_HIST_STRIDE threads.
+ * not NULL).  Blocks of RADIX_HIST_STRIDE threads: block 0 writes those;
+ * with table (records), every block makes the offsets and fills its share
+ * of the table (records_fill_kernel's work), so that no launch more is
+ * needed for it.
  */
 static __global__ void __launch_bounds__(RADIX_HIST_STRIDE)
 low_digit_offsets_kernel(const uint32_t *__restrict__ low_counts, uint32_t kmin_low, uint32_t mask,
 						 uint32_t *offsets, uint32_t *next_counts, uint32_t *table = NULL,
 						 uint32_t bins = 0, int e2_log = 0, uint32_t n = 0)
 {
-	__shared__ uint32_t c[RADIX_HIST_STRIDE];
+	__shared__ uint32_t c[RADIX_HIST_STRIDE],
+				o[RADIX_HIST_STRIDE];
 	const uint32_t t = threadIdx.x;
 
 	static_assert((1 << RADIX_WIDE_BITS) <= RADIX_HIST_STRIDE, "a thread a low value");
 	c[t] = 0;
-	if (next_counts != NULL)
+	if (next_counts != NULL && blockIdx.x == 0)
 		next_counts[t] = 0;
 	__syncthreads();
 	if (t < (1u << RADIX_WIDE_BITS) && low_counts[t] != 0)
 		atomicAdd(&c[(t - kmin_low) & mask], low_counts[t]);
 	__syncthreads();
-	block_counts_to_offsets(c[t], offsets);
+	block_counts_to_offsets(c[t], o);
+	if (blockIdx.x == 0)
+		offsets[t] = o[t];
 	if (table != NULL)
 	{
-		/*
-		 * records: every entry of a digit its group's end (n past the
-		 * last), as records_fill_kernel, the offsets from shared memory and
-		 * the table written in order
-		 */
-		c[t] = offsets[t];
+		/* records: every entry of a digit its group's end (n past the last), written in order */
 		__syncthreads();
-		for (uint32_t i = t; i < bins << e2_log; i += RADIX_HIST_STRIDE)
+		for (uint32_t i = blockIdx.x * RADIX_HIST_STRIDE + t; i < bins << e2_log;
+			 i += gridDim.x * RADIX_HIST_STRIDE)
 		{
 			const uint32_t l = i >> e2_log;
 
-			table[i] = l + 1 < bins ? c[l + 1] : n;
+			table[i] = l + 1 < bins ? o[l + 1] : n;
 		}
 	}
 }
