@@ -122,7 +122,7 @@ bufs_free(bufs<K> &b)
 
 
 template <typename K, typename F>
-static double time_it(bufs<K> &b, F sort);
+static double time_it(bufs<K> &b, F sort, bool rows = false);
 
 static int	failures = 0;		/* policies whose output differed from CUB's */
 
@@ -142,41 +142,16 @@ time_histogram(bufs<K> &b, const digit_plan &plan, unsigned long long *range, in
 	});
 }
 
-template <typename K, typename F>
-static double
-time_it(bufs<K> &b, F sort)
-{
-	std::vector<float> t;
-	cudaEvent_t e0, e1;
-
-	CK(cudaEventCreate(&e0));
-	CK(cudaEventCreate(&e1));
-	for (int r = 0; r < 8; r++)
-	{
-		float		ms;
-
-		CK(cudaMemcpy(b.keys[0], b.src, b.n * sizeof(K), cudaMemcpyDeviceToDevice));
-		CK(cudaMemcpy(b.vals[0], b.keys[0], b.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
-		CK(cudaEventRecord(e0));
-		sort();
-		CK(cudaEventRecord(e1));
-		CK(cudaEventSynchronize(e1));
-		CK(cudaEventElapsedTime(&ms, e0, e1));
-		if (r)
-			t.push_back(ms);
-	}
-	CK(cudaEventDestroy(e0));
-	CK(cudaEventDestroy(e1));
-	std::sort(t.begin(), t.end());
-	return t[t.size() / 2];
-}
-
-/* time_it for rows sorts: the keys copied in, payloads 0 .. n-1 (read by CUB, made by a rows sort). */
 static __global__ void rows_iota_kernel(uint32_t *v, size_t n);
 
+/*
+ * Median of 7 timed runs of sort (after one untimed), each on the keys
+ * copied in and payloads the keys (rows: 0 .. n-1, which a rows sort makes
+ * and CUB reads).
+ */
 template <typename K, typename F>
 static double
-time_rows(bufs<K> &b, F sort)
+time_it(bufs<K> &b, F sort, bool rows)
 {
 	std::vector<float> t;
 	cudaEvent_t e0, e1;
@@ -188,8 +163,13 @@ time_rows(bufs<K> &b, F sort)
 		float		ms;
 
 		CK(cudaMemcpy(b.keys[0], b.src, b.n * sizeof(K), cudaMemcpyDeviceToDevice));
-		rows_iota_kernel<<<4096, 256>>>(b.vals[0], b.n);
-		CK(cudaGetLastError());
+		if (rows)
+		{
+			rows_iota_kernel<<<4096, 256>>>(b.vals[0], b.n);
+			CK(cudaGetLastError());
+		}
+		else
+			CK(cudaMemcpy(b.vals[0], b.keys[0], b.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
 		CK(cudaEventRecord(e0));
 		sort();
 		CK(cudaEventRecord(e1));
@@ -943,10 +923,10 @@ try_rows(bufs<uint32_t> &b, const char *name)
 {
 	onesweep_stats st;
 	int			o = 0;
-	double		ms = time_rows(b, [&] {
+	double		ms = time_it(b, [&] {
 		gpusort_status s = onesweep_sort_pairs_t<POL, uint32_t>(b.keys, b.vals, b.n, true, b.temp, 0, &o, &st);
 		if (s != GPUSORT_OK) { fprintf(stderr, "%s: %s\n", name, gpusort_status_message(s)); exit(2); }
-	});
+	}, true);
 	bool		ok = same_as_cub(b, o);
 
 	printf("  %-42s %8.3f ms %6.2f G/s  passes %d%s%s\n", name, ms, b.n / ms / 1e6, st.passes,
@@ -967,9 +947,9 @@ run_rows(size_t n)
 	fill(b, DIST_BANDED20);
 	CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
 	CK(cudaMalloc(&t, bytes));
-	double		ms = time_rows(b, [&] {
+	double		ms = time_it(b, [&] {
 		CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
-	});
+	}, true);
 	printf("  %-42s %8.3f ms %6.2f G/s\n", "cub", ms, n / ms / 1e6);
 	cudaFree(t);
 	cudaFree(ref_keys);
