@@ -126,16 +126,16 @@ template <typename POL, typename K>
 static inline size_t
 onesweep_records_bytes(size_t n)
 {
-	typedef typename POL::wide W;
+	typedef typename POL::records R;
 	uint32_t	per;
 	int			lg;
 
 	if constexpr (sizeof(K) != 4)
 		return 0;
-	onesweep_records_shape<W>(n, RADIX_WIDE_BITS, &per, &lg);
-	return ((size_t) W::BINS << lg) * sizeof(uint32_t) +
-		onesweep_records_ranges_words<W>(n) * sizeof(uint32_t) +
-		(n > ONESWEEP_ONE_CLEAR_MAX_N ? onesweep_region_bytes<W>(n) : 0);
+	onesweep_records_shape<R>(n, RADIX_WIDE_BITS, &per, &lg);
+	return ((size_t) R::BINS << lg) * sizeof(uint32_t) +
+		onesweep_records_ranges_words<R>(n) * sizeof(uint32_t) +
+		(n > ONESWEEP_ONE_CLEAR_MAX_N ? onesweep_region_bytes<R>(n) : 0);
 }
 
 template <typename POL, typename K>
@@ -144,7 +144,8 @@ onesweep_temp_bytes_t(size_t n)
 {
 	const size_t narrow = onesweep_region_bytes<typename POL::narrow>(n),
 				packed = onesweep_region_bytes<typename POL::packed>(n),
-				wide = onesweep_region_bytes<typename POL::wide>(n),
+				wide = std::max(onesweep_region_bytes<typename POL::wide>(n),
+								onesweep_region_bytes<typename POL::records>(n)),
 				most = std::max(narrow, std::max(packed, wide));
 	/* a region for each pass of the longest plan (one a byte) where they have one each */
 	const size_t regions = n <= ONESWEEP_ONE_CLEAR_MAX_N ? sizeof(K) : 1;
@@ -196,26 +197,11 @@ gpusort_status
 onesweep_pass_io(int io, const K *kin, K *kout, const uint32_t *vin, uint32_t *vout, size_t n,
 				 K kmin, int shift, int bits, const uint32_t *global_start,
 				 unsigned char *temp, cudaStream_t stream, size_t region_offset, bool cleared,
-				 uint32_t *next_counts = NULL, int next_shift = 0, int next_bits = 0,
-				 const onesweep_records &rec = onesweep_records())
+				 uint32_t *next_counts = NULL, int next_shift = 0, int next_bits = 0)
 {
+	/* (the records' passes are launched on their own policy: onesweep_sort_counted_t) */
 	if constexpr (sizeof(K) == 4)
 	{
-		if constexpr (!P::EARLY_COUNTS)	/* records: the wide policies' ranking */
-		{
-			if (io == ONESWEEP_IO_TO_RECORDS)
-				return onesweep_pass<P, K, ONESWEEP_IO_TO_RECORDS>(kin, kout, vin, vout, n, kmin,
-																   shift, bits, global_start, temp,
-																   stream, region_offset, cleared,
-																   next_counts, next_shift,
-																   next_bits, rec);
-			if (io == ONESWEEP_IO_FROM_RECORDS)
-				return onesweep_pass<P, K, ONESWEEP_IO_FROM_RECORDS>(kin, kout, vin, vout, n, kmin,
-																	 shift, bits, global_start,
-																	 temp, stream, region_offset,
-																	 cleared, next_counts,
-																	 next_shift, next_bits, rec);
-		}
 		if (io == ONESWEEP_IO_PACK)
 			return onesweep_pass<P, K, ONESWEEP_IO_PACK>(kin, kout, vin, vout, n, kmin, shift, bits,
 														 global_start, temp, stream, region_offset,
@@ -260,7 +246,9 @@ template <typename POL>
 static inline size_t
 onesweep_pass_region_bytes(int policy, size_t n)
 {
-	return policy == ONESWEEP_POLICY_WIDE ? onesweep_region_bytes<typename POL::wide>(n)
+	return policy == ONESWEEP_POLICY_WIDE
+		? std::max(onesweep_region_bytes<typename POL::wide>(n),
+				   onesweep_region_bytes<typename POL::records>(n))
 		: policy == ONESWEEP_POLICY_PACKED ? onesweep_region_bytes<typename POL::packed>(n)
 		: onesweep_region_bytes<typename POL::narrow>(n);
 }
@@ -654,7 +642,8 @@ onesweep_takes_records(size_t n, const digit_plan &plan, bool from_min, bool pos
 		onesweep_records_mode = e == NULL ? 1 : strcmp(e, "off") == 0 ? 0
 			: strcmp(e, "always") == 0 ? 2 : 1;
 	}
-	return sizeof(K) == 4 && onesweep_records_mode > 0 && positions && from_min &&
+	return sizeof(K) == 4 && !POL::records::EARLY_COUNTS && onesweep_records_mode > 0 &&
+		positions && from_min &&
 		(n >= RADIX_RECORDS_MIN_N || onesweep_records_mode == 2) &&
 		plan.passes == 2 && plan.shift[0] == 0 && plan.shift[1] == plan.bits[0] &&
 		plan.bits[0] > RADIX_NARROW_BITS && plan.bits[0] <= RADIX_WIDE_BITS &&
@@ -700,8 +689,8 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			records = onesweep_takes_records<POL, K>(n, plan, true, positions);
 			if (records)
 			{
-				/* the table at the end of temp (before it the tile ranges, then the second pass's region) */
-				typedef typename POL::wide W;
+				/* the table at the end of temp (after it the tile ranges, then the second pass's region) */
+				typedef typename POL::records W;
 
 				onesweep_records_shape<W>(n, plan.bits[1], &rec.epoch_tiles, &rec.e2_log);
 				rec.table = reinterpret_cast<uint32_t *>(temp + onesweep_temp_bytes_t<POL, K>(n) -
@@ -726,7 +715,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 					d_hist + RADIX_LOW_WIDE_SLOT * RADIX_HIST_STRIDE, (uint32_t) kmin,
 					(1u << plan.bits[0]) - 1, d_hist,
 					plan.passes > 1 ? d_hist + RADIX_HIST_STRIDE : NULL,
-					records ? rec.table : NULL, (uint32_t) POL::wide::BINS, rec.e2_log,
+					records ? rec.table : NULL, (uint32_t) POL::records::BINS, rec.e2_log,
 					(uint32_t) n);
 				CUDA_TRY_LAUNCH("low_digit_offsets_kernel");
 			}
@@ -801,7 +790,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	{
 		/* each entry its digit's end until the first pass writes it (else low_digit_offsets_kernel did) */
 		records_fill_kernel<<<(rec_entries + 255) / 256, 256, 0, stream>>>(
-			rec.table, d_hist, POL::wide::BINS, rec.e2_log, (uint32_t) n);
+			rec.table, d_hist, POL::records::BINS, rec.e2_log, (uint32_t) n);
 		CUDA_TRY_LAUNCH("records_fill_kernel");
 	}
 	for (int p = 0; p < plan.passes; p++)
@@ -822,7 +811,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		if (records && p == 1)
 		{
 			/* the entries each tile of the second pass needs (and the scan of its digit counts) */
-			typedef typename POL::wide W;
+			typedef typename POL::records W;
 			const uint32_t tiles = (uint32_t) ((n + W::TILE - 1) / W::TILE);
 
 			records_range_kernel<<<(rec_entries + RADIX_HIST_STRIDE - 1) / RADIX_HIST_STRIDE,
@@ -832,20 +821,36 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			CUDA_TRY_LAUNCH("records_range_kernel");
 			scan_after = NULL;
 		}
-		if (records && p == 1 && rec.next_region != NULL)
-			/* the second pass's own region, cleared by the first (onesweep_records) */
-			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
-														 vals[cur ^ 1], n, kmin, plan.shift[p],
-														 plan.bits[p], start, temp, stream,
-														 (size_t) ((unsigned char *) rec.next_region -
-																   (temp + ONESWEEP_STATUS_OFFSET - 16)),
-														 true, NULL, 0, 0, rec);
-		else if (policy[p] == ONESWEEP_POLICY_WIDE)
+		if constexpr (sizeof(K) == 4 && !POL::records::EARLY_COUNTS)
+			if (records)
+			{
+				/* on the records' policy; the second pass on its own region where the first cleared it */
+				const bool	own = p == 1 && rec.next_region != NULL;
+				const size_t at = own ? (size_t) ((unsigned char *) rec.next_region -
+												  (temp + ONESWEEP_STATUS_OFFSET - 16)) : region[p];
+
+				st = p == 0
+					? onesweep_pass<typename POL::records, K, ONESWEEP_IO_TO_RECORDS>(
+						keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1], n, kmin, plan.shift[p],
+						plan.bits[p], start, temp, stream, at, one_clear, next_counts,
+						plan.shift[1], plan.bits[1], rec)
+					: onesweep_pass<typename POL::records, K, ONESWEEP_IO_FROM_RECORDS>(
+						keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1], n, kmin, plan.shift[p],
+						plan.bits[p], start, temp, stream, at, one_clear || own, NULL, 0, 0, rec);
+				if (st != GPUSORT_OK)
+					return st;
+				if (next_counts != NULL)
+					scan_after = next_counts;	/* by records_range_kernel, before the second pass */
+				stats->bits[p] = plan.bits[p];
+				cur ^= 1;
+				continue;
+			}
+		if (policy[p] == ONESWEEP_POLICY_WIDE)
 			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
 														 vals[cur ^ 1], n, kmin, plan.shift[p],
 														 plan.bits[p], start, temp, stream,
 														 region[p], one_clear, next_counts,
-														 plan.shift[1], plan.bits[1], rec);
+														 plan.shift[1], plan.bits[1]);
 		else if (policy[p] == ONESWEEP_POLICY_PACKED)
 			st = onesweep_pass_io<typename POL::packed, K>(io, keys[cur], keys[cur ^ 1], vin,
 														   vals[cur ^ 1], n, kmin, plan.shift[p],
@@ -857,9 +862,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 														temp, stream, region[p], one_clear);
 		if (st != GPUSORT_OK)
 			return st;
-		if (next_counts != NULL && records)
-			scan_after = next_counts;	/* by records_range_kernel, before the second pass */
-		else if (next_counts != NULL)
+		if (next_counts != NULL)
 		{
 			exclusive_scan_kernel<<<1, RADIX_HIST_STRIDE, 0, stream>>>(next_counts);
 			CUDA_TRY_LAUNCH("exclusive_scan_kernel");

@@ -936,14 +936,6 @@ onesweep_counter_bytes()
 	return (size_t) P::WARPS * P::BINS * (P::WARP_STARTS_FIRST ? sizeof(uint32_t) : sizeof(uint16_t));
 }
 
-template <typename P, typename K>
-__host__ __device__ constexpr size_t
-onesweep_keys_bytes()
-{
-	return (size_t) P::TILE * sizeof(K) > onesweep_counter_bytes<P>()
-		? (size_t) P::TILE * sizeof(K) : onesweep_counter_bytes<P>();
-}
-
 template <typename P>
 __host__ __device__ constexpr size_t
 onesweep_vals_bytes()
@@ -951,6 +943,18 @@ onesweep_vals_bytes()
 	return P::RANK == RANK_ATOMIC_OR &&
 		(size_t) P::WARPS * P::BINS > (size_t) P::TILE
 		? (size_t) P::WARPS * P::BINS * sizeof(uint32_t) : (size_t) P::TILE * sizeof(uint32_t);
+}
+
+/* PAIRS_ONLY: the counters, or what the packed pairs need beyond the payloads' region. */
+template <typename P, typename K>
+__host__ __device__ constexpr size_t
+onesweep_keys_bytes()
+{
+	return P::PAIRS_ONLY
+		? ((size_t) P::TILE * sizeof(uint64_t) > onesweep_counter_bytes<P>() + onesweep_vals_bytes<P>()
+		   ? (size_t) P::TILE * sizeof(uint64_t) - onesweep_vals_bytes<P>() : onesweep_counter_bytes<P>())
+		: (size_t) P::TILE * sizeof(K) > onesweep_counter_bytes<P>()
+		? (size_t) P::TILE * sizeof(K) : onesweep_counter_bytes<P>();
 }
 
 template <typename P, typename K>
@@ -1436,6 +1440,40 @@ tile_look_back(uint32_t *digit_base, const uint32_t *__restrict__ global_start, 
  * halves first and the payloads' halves again later, from the cache (the
  * 10-bit passes' 1,024-thread tile: 64 registers).
  */
+/*
+ * A thread's ITEMS places in its tile (each < 2^16, TILE < 65536), two to a
+ * register where PACK (the records' passes, onesweep_io_packs_places: their
+ * digit taken again from the key instead of kept beside the rank), so that
+ * the larger records tile does not spill them; one a register otherwise.
+ */
+template <int ITEMS, bool PACK>
+struct tile_places
+{
+	uint32_t	w[PACK ? (ITEMS + 1) / 2 : ITEMS];
+
+	__device__ __forceinline__ uint32_t operator[](int i) const
+	{
+		return PACK ? (w[i >> 1] >> ((i & 1) * 16)) & 0xffffu : w[i];
+	}
+
+	__device__ __forceinline__ void set(int i, uint32_t v)
+	{
+		/* packed, the other half kept: the high half replaced (odd i) or the low one */
+		if (!PACK)
+			w[i] = v;
+		else
+			w[i >> 1] = (i & 1) ? __byte_perm(w[i >> 1], v, 0x5410)
+				: __byte_perm(w[i >> 1], v, 0x3254);
+	}
+};
+
+/* Does a pass (IO: onesweep_io) keep its places packed (tile_places)?  The records' passes. */
+__host__ __device__ constexpr bool
+onesweep_io_packs_places(int io)
+{
+	return io == ONESWEEP_IO_TO_RECORDS || io == ONESWEEP_IO_FROM_RECORDS;
+}
+
 template <typename P>
 __host__ __device__ constexpr bool
 onesweep_holds_payloads()
@@ -1492,7 +1530,7 @@ tile_payload_in(const onesweep_shared<P, K> &sh, const uint32_t *__restrict__ va
 template <typename P, typename K, bool FULL>
 __device__ __forceinline__ void
 tile_out_apart(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
-			   const uint32_t (&r)[P::ITEMS], K *__restrict__ keys_out,
+			   const tile_places<P::ITEMS, false> &r, K *__restrict__ keys_out,
 			   const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out, bool staged,
 			   size_t tile_base, uint32_t slice, uint32_t valid, K kmin, int shift, uint32_t mask)
 {
@@ -1562,7 +1600,7 @@ tile_out_apart(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 template <typename P, typename K, bool FULL, int IO>
 __device__ __forceinline__ void
 tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
-				const uint32_t (&r)[P::ITEMS],
+				const tile_places<P::ITEMS, onesweep_io_packs_places(IO)> &r,
 				const uint32_t (&pv)[onesweep_held_payloads<P, IO>()],
 				const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out, bool staged,
@@ -1719,7 +1757,8 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 				warp = t >> 5;
 	const uint32_t slice = warp * (ITEMS * 32) + lane;	/* warp's contiguous slice */
 	K			k[ITEMS];
-	uint32_t	r[ITEMS];		/* rank in the warp's digit, later local place; digit << 16 (WARP_STARTS_FIRST: the place) */
+	/* rank in the warp's digit (and digit << 16 unpacked), later local place (WARP_STARTS_FIRST: the place) */
+	tile_places<ITEMS, onesweep_io_packs_places(IO)> r;
 	uint32_t	pv[onesweep_held_payloads<P, IO>()];	/* packed in: the payloads, where held */
 	/* payloads staged while the keys are ranked (16-byte copies need an aligned source) */
 	const bool	staged = !IN_PACKED && P::ASYNC_VALS && FULL && vals_in != NULL &&
@@ -1778,7 +1817,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		__syncthreads();
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
-			r[i] = warp_digit_rank<P, false>(ITEM_DIGIT(i), mw, sh.warp_place + warp * BINS);
+			r.set(i, warp_digit_rank<P, false>(ITEM_DIGIT(i), mw, sh.warp_place + warp * BINS));
 		tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
 	}
 	else
@@ -1817,7 +1856,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 			{
 				const uint32_t d = ITEM_DIGIT(i);
 
-				r[i] = warp_digit_rank<P>(d, mw, packed) | (d << 16);
+				r.set(i, warp_digit_rank<P>(d, mw, packed) | (onesweep_io_packs_places(IO) ? 0 : d << 16));
 			}
 		}
 		__syncthreads();
@@ -1852,14 +1891,13 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		}
 		__syncthreads();
 
-		/* local place of every key in the tile (the digit kept from the ranking) */
+		/* local place of every key in the tile (the digit kept from the ranking, or taken again) */
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
-		{
-			uint32_t	d = r[i] >> 16;
-
-			r[i] = (r[i] & 0xffffu) + sh.warp_count[warp * BINS + d];
-		}
+			if constexpr (onesweep_io_packs_places(IO))
+				r.set(i, r[i] + sh.warp_count[warp * BINS + ITEM_DIGIT(i)]);
+			else
+				r.set(i, (r[i] & 0xffffu) + sh.warp_count[warp * BINS + (r[i] >> 16)]);
 	}
 #undef ITEM_DIGIT
 	if (staged || IO == ONESWEEP_IO_FROM_RECORDS)

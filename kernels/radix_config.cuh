@@ -34,6 +34,19 @@
 #endif
 #define RADIX_PAIR_SCAN (GPUSORT_PAIR_SCAN != 0)
 
+/*
+ * Keys a thread of the records' passes ranks (onesweep_policies_u32's
+ * records policy, 1,024 threads): 24, a tile of 24,576 keys, which fits
+ * only because those passes stage nothing but packed pairs (PAIRS_ONLY;
+ * 200 KB of shared memory against 216 KB for the 1,024 x 20 wide tile).
+ * Banded 20-bit keys at 100M as the extension sorts them 3.4% faster than
+ * on the wide tile, 1.3% slower at 10M (bench/results/radix_records-h100.txt,
+ * section 11).  GPUSORT_RECORDS_ITEMS=20 at build time for comparisons.
+ */
+#ifndef GPUSORT_RECORDS_ITEMS
+#define GPUSORT_RECORDS_ITEMS 24
+#endif
+
 /* Earlier tiles' status words a look-back step reads at once. */
 #define RADIX_LOOKBACK_WINDOW	8
 
@@ -47,9 +60,15 @@ enum onesweep_rank
 
 template <int THREADS_, int ITEMS_, int BITS_, int MIN_BLOCKS_ = 1, bool EARLY_COUNTS_ = false,
 		  int RANK_ = RANK_BALLOTS, bool ASYNC_VALS_ = false, bool LEADER_CLEARS_ = false,
-		  bool WARP_STARTS_FIRST_ = false>
+		  bool WARP_STARTS_FIRST_ = false, bool PAIRS_ONLY_ = false>
 struct onesweep_policy
 {
+	/*
+	 * only ever stages packed 64-bit pairs (the records' passes): its keys'
+	 * region need hold only the warp counters, the pairs spanning both
+	 * regions (onesweep_keys_bytes), so that a larger tile fits
+	 */
+	static constexpr bool PAIRS_ONLY = PAIRS_ONLY_;
 	/* early counts per warp, made the warps' starts before the ranking */
 	static constexpr bool WARP_STARTS_FIRST = WARP_STARTS_FIRST_;
 	static constexpr bool LEADER_CLEARS = LEADER_CLEARS_;	/* match word cleared by the leader */
@@ -81,12 +100,14 @@ struct onesweep_policy
  * digits, and the 8-bit passes of 32-bit keys whose pairs are packed in
  * 64-bit words (onesweep_io).
  */
-template <typename NARROW, typename WIDE, typename PACKED = NARROW, bool WIDE_PACKS_ = false>
+template <typename NARROW, typename WIDE, typename PACKED = NARROW, bool WIDE_PACKS_ = false,
+		  typename RECORDS = WIDE>
 struct onesweep_policies
 {
 	typedef NARROW narrow;
 	typedef WIDE wide;
 	typedef PACKED packed;
+	typedef RECORDS records;	/* the records' two passes (onesweep_records): as wide, or a larger tile */
 	static constexpr bool WIDE_PACKS = WIDE_PACKS_;	/* 10-bit passes may pack too */
 };
 
@@ -116,7 +137,9 @@ struct onesweep_policies
 typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
 						  onesweep_policy<1024, 20, 10, 1, false, RANK_ATOMIC_OR, false, true>,
 						  onesweep_policy<256, 32, 8, 2, true, RANK_ATOMIC_OR, false, true, true>,
-						  true>
+						  true,
+						  onesweep_policy<1024, GPUSORT_RECORDS_ITEMS, 10, 1, false, RANK_ATOMIC_OR, false,
+										  true, false, true> >
 			onesweep_policies_u32;
 typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
 						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true>,
