@@ -226,9 +226,10 @@ try_policy(bufs<K> &b, const char *name)
 		failures++;
 }
 
+/* CUB's line, its output kept as the reference; rows: payloads 0 .. n-1 (time_it). */
 template <typename K>
 static void
-cub_line(bufs<K> &b)
+cub_line(bufs<K> &b, bool rows = false)
 {
 	size_t		bytes = 0;
 	void	   *t = NULL;
@@ -237,7 +238,7 @@ cub_line(bufs<K> &b)
 	CK(cudaMalloc(&t, bytes));
 	double		ms = time_it(b, [&] {
 		CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) b.n));
-	});
+	}, rows);
 	printf("  %-34s %8.3f ms %6.2f G/s\n", "cub", ms, b.n / ms / 1e6);
 	cudaFree(t);
 	/* its output, the reference for the policies after it */
@@ -935,29 +936,19 @@ try_rows(bufs<uint32_t> &b, const char *name)
 		failures++;
 }
 
-/* Wide policies' tile shapes on banded 20-bit keys as the extension sorts them (`radix_tune N rows`). */
+/*
+ * Wide policies' tile shapes on banded 20-bit keys as the extension sorts
+ * them (`radix_tune N rows`): each pair's wide policy is also its records
+ * policy (onesweep_policies), so that the records' passes run on it.
+ */
 static void
 run_rows(size_t n)
 {
 	policy_bufs<uint32_t> b(n);
-	size_t		bytes = 0;
-	void	   *t = NULL;
 
 	printf("32-bit keys, n=%zu, banded20, payloads made as the row positions: wide tile shapes\n", n);
 	fill(b, DIST_BANDED20);
-	CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
-	CK(cudaMalloc(&t, bytes));
-	double		ms = time_it(b, [&] {
-		CK(cub::DeviceRadixSort::SortPairs(t, bytes, b.keys[0], b.keys[1], b.vals[0], b.vals[1], (int64_t) n));
-	}, true);
-	printf("  %-42s %8.3f ms %6.2f G/s\n", "cub", ms, n / ms / 1e6);
-	cudaFree(t);
-	cudaFree(ref_keys);
-	cudaFree(ref_vals);
-	CK(cudaMalloc(&ref_keys, n * sizeof(uint32_t)));
-	CK(cudaMalloc(&ref_vals, n * sizeof(uint32_t)));
-	CK(cudaMemcpy(ref_keys, b.keys[1], n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
-	CK(cudaMemcpy(ref_vals, b.vals[1], n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+	cub_line(b, true);
 	for (int round = 0; round < 2; round++)
 	{
 		try_rows<U32>(b, "N, W");

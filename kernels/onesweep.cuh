@@ -651,6 +651,41 @@ onesweep_takes_records(size_t n, const digit_plan &plan, bool from_min, bool pos
 }
 
 /*
+ * Pass p (0 or 1) of a sort that carries records (onesweep_records), on the
+ * records' policy: keys in, records out, then records in, keys and row
+ * positions out (into vout), the second pass on its own look-back region
+ * where the first cleared it (rec.next_region), else at region_offset.
+ */
+template <typename POL, typename K>
+static gpusort_status
+onesweep_records_pass(int p, const K *kin, K *kout, uint32_t *vout, size_t n, K kmin,
+					  const digit_plan &plan, const uint32_t *global_start, unsigned char *temp,
+					  cudaStream_t stream, size_t region_offset, bool cleared,
+					  uint32_t *next_counts, const onesweep_records &rec)
+{
+	typedef typename POL::records R;
+
+	if constexpr (sizeof(K) == 4 && !R::EARLY_COUNTS)	/* onesweep_takes_records */
+	{
+		const bool	own = p == 1 && rec.next_region != NULL;
+		const size_t at = own ? (size_t) ((unsigned char *) rec.next_region -
+										  (temp + ONESWEEP_STATUS_OFFSET - 16)) : region_offset;
+
+		if (p == 0)
+			return onesweep_pass<R, K, ONESWEEP_IO_TO_RECORDS>(kin, kout, NULL, vout, n, kmin,
+															   plan.shift[0], plan.bits[0],
+															   global_start, temp, stream, at,
+															   cleared, next_counts, plan.shift[1],
+															   plan.bits[1], rec);
+		return onesweep_pass<R, K, ONESWEEP_IO_FROM_RECORDS>(kin, kout, NULL, vout, n, kmin,
+															 plan.shift[1], plan.bits[1],
+															 global_start, temp, stream, at,
+															 cleared || own, NULL, 0, 0, rec);
+	}
+	return GPUSORT_ERR_INVALID_ARGUMENT;	/* never: such sorts take no records */
+}
+
+/*
  * Sort n >= 2 pairs whose first read (onesweep_count_t, into this temp) the
  * host already holds in *look; otherwise as onesweep_sort_pairs.
  */
@@ -795,9 +830,8 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 	}
 	for (int p = 0; p < plan.passes; p++)
 	{
-		const uint32_t *vin = (p == 0 && positions) || records ? NULL : vals[cur];
-		const int	io = records ? (p == 0 ? ONESWEEP_IO_TO_RECORDS : ONESWEEP_IO_FROM_RECORDS)
-			: !packed ? ONESWEEP_IO_APART
+		const uint32_t *vin = p == 0 && positions ? NULL : vals[cur];	/* (records: onesweep_records_pass) */
+		const int	io = !packed ? ONESWEEP_IO_APART
 			: p == 0 ? ONESWEEP_IO_PACK
 			: p == plan.passes - 1 ? ONESWEEP_IO_UNPACK : ONESWEEP_IO_PACKED;
 		const uint32_t *start = d_hist + (offsets_at_places ? plan.shift[p] / RADIX_NARROW_BITS : p) *
@@ -821,31 +855,11 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			CUDA_TRY_LAUNCH("records_range_kernel");
 			scan_after = NULL;
 		}
-		if constexpr (sizeof(K) == 4 && !POL::records::EARLY_COUNTS)
-			if (records)
-			{
-				/* on the records' policy; the second pass on its own region where the first cleared it */
-				const bool	own = p == 1 && rec.next_region != NULL;
-				const size_t at = own ? (size_t) ((unsigned char *) rec.next_region -
-												  (temp + ONESWEEP_STATUS_OFFSET - 16)) : region[p];
-
-				st = p == 0
-					? onesweep_pass<typename POL::records, K, ONESWEEP_IO_TO_RECORDS>(
-						keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1], n, kmin, plan.shift[p],
-						plan.bits[p], start, temp, stream, at, one_clear, next_counts,
-						plan.shift[1], plan.bits[1], rec)
-					: onesweep_pass<typename POL::records, K, ONESWEEP_IO_FROM_RECORDS>(
-						keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1], n, kmin, plan.shift[p],
-						plan.bits[p], start, temp, stream, at, one_clear || own, NULL, 0, 0, rec);
-				if (st != GPUSORT_OK)
-					return st;
-				if (next_counts != NULL)
-					scan_after = next_counts;	/* by records_range_kernel, before the second pass */
-				stats->bits[p] = plan.bits[p];
-				cur ^= 1;
-				continue;
-			}
-		if (policy[p] == ONESWEEP_POLICY_WIDE)
+		if (records)
+			st = onesweep_records_pass<POL, K>(p, keys[cur], keys[cur ^ 1], vals[cur ^ 1], n, kmin,
+											   plan, start, temp, stream, region[p], one_clear,
+											   next_counts, rec);
+		else if (policy[p] == ONESWEEP_POLICY_WIDE)
 			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
 														 vals[cur ^ 1], n, kmin, plan.shift[p],
 														 plan.bits[p], start, temp, stream,
@@ -862,7 +876,9 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 														temp, stream, region[p], one_clear);
 		if (st != GPUSORT_OK)
 			return st;
-		if (next_counts != NULL)
+		if (next_counts != NULL && records)
+			scan_after = next_counts;	/* by records_range_kernel, before the second pass */
+		else if (next_counts != NULL)
 		{
 			exclusive_scan_kernel<<<1, RADIX_HIST_STRIDE, 0, stream>>>(next_counts);
 			CUDA_TRY_LAUNCH("exclusive_scan_kernel");

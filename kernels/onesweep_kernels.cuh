@@ -1433,14 +1433,6 @@ tile_look_back(uint32_t *digit_base, const uint32_t *__restrict__ global_start, 
 }
 
 /*
- * Does a pass with packed pairs coming in hold their payloads in registers
- * from the load to the tile's shared store?  Where the policy's register
- * budget (65,536 a SM over THREADS * MIN_BLOCKS) leaves room for keys,
- * ranks and payloads (3 * ITEMS and 32 more); otherwise it loads the keys'
- * halves first and the payloads' halves again later, from the cache (the
- * 10-bit passes' 1,024-thread tile: 64 registers).
- */
-/*
  * A thread's ITEMS places in its tile (each < 2^16, TILE < 65536), two to a
  * register where PACK (the records' passes, onesweep_io_packs_places: their
  * digit taken again from the key instead of kept beside the rank), so that
@@ -1474,6 +1466,14 @@ onesweep_io_packs_places(int io)
 	return io == ONESWEEP_IO_TO_RECORDS || io == ONESWEEP_IO_FROM_RECORDS;
 }
 
+/*
+ * Does a pass with packed pairs coming in hold their payloads in registers
+ * from the load to the tile's shared store?  Where the policy's register
+ * budget (65,536 a SM over THREADS * MIN_BLOCKS) leaves room for keys,
+ * ranks and payloads (3 * ITEMS and 32 more); otherwise it loads the keys'
+ * halves first and the payloads' halves again later, from the cache (the
+ * 10-bit passes' 1,024-thread tile: 64 registers).
+ */
 template <typename P>
 __host__ __device__ constexpr bool
 onesweep_holds_payloads()
