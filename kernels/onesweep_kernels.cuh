@@ -668,7 +668,8 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 #pragma unroll
 		for (int r = 0; r < UNROLL; r++)
 			u[r].vec = __ldg(vecs + v + r * stride);
-		if (head)
+		/* a thread that has seen a descent need not look for more (one is all the head notes) */
+		if (head && !descends)
 #pragma unroll
 			for (int r = 0; r < UNROLL; r++)
 				descends |= vector_descends(u[r], keys, v + r * stride, n);
@@ -702,7 +703,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		vec_keys<K>	u;
 
 		u.vec = __ldg(vecs + v);
-		if (head)
+		if (head && !descends)
 			descends |= vector_descends(u, keys, v, n);
 		if (!counting && !(counting = descends))
 		{
