@@ -324,7 +324,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 
 							/* the radix sort goes on from the look's first read */
 							GS(onesweep_sort_counted<K>(keys, vals, n, false, temp, temp_bytes, 0,
-														&look.summary, &o, &st));
+														&look.summary, &o, &st, look.precleared));
 							out_k = keys[o];
 							out_v = vals[o];
 						}

@@ -80,6 +80,16 @@ onesweep_host_summary(first_read_summary **dev)
 	return mapped != NULL ? mapped : &pageable;
 }
 
+unsigned int
+onesweep_summary_seq(bool next)
+{
+	static unsigned int seq = 0;
+
+	if (next && ++seq == 0)
+		seq = 1;				/* 0 is what a fresh summary holds */
+	return seq;
+}
+
 bool
 onesweep_early_launch(void)
 {
@@ -158,21 +168,36 @@ template <typename K>
 gpusort_status
 onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n, bool vals_are_positions,
 					  void *temp, size_t temp_bytes, cudaStream_t stream,
-					  const first_read_summary *look, int *out, onesweep_stats *stats)
+					  const first_read_summary *look, int *out, onesweep_stats *stats,
+					  bool precleared)
 {
 	if (temp_bytes < onesweep_temp_bytes(n, sizeof(K)) || n < 2 || n > ONESWEEP_MAX_N)
 		return GPUSORT_ERR_INVALID_ARGUMENT;
 	return with_policies<K>([&](auto pol) {
 		return onesweep_sort_counted_t<decltype(pol), K>(keys, vals, n, vals_are_positions, temp,
-														  stream, look, out, stats);
+														  stream, look, out, stats, -1,
+														  precleared);
 	});
 }
 
 template gpusort_status onesweep_sort_counted<uint32_t>(uint32_t *[2], uint32_t *[2], size_t,
 														 bool, void *, size_t, cudaStream_t,
 														 const first_read_summary *,
-														 int *, onesweep_stats *);
+														 int *, onesweep_stats *, bool);
 template gpusort_status onesweep_sort_counted<uint64_t>(uint64_t *[2], uint32_t *[2], size_t,
 														 bool, void *, size_t, cudaStream_t,
 														 const first_read_summary *,
-														 int *, onesweep_stats *);
+														 int *, onesweep_stats *, bool);
+
+gpusort_status
+onesweep_preclear(void *temp, size_t n, int key_bytes, cudaStream_t stream)
+{
+	/* the policies onesweep_sort_counted will take (with_policies chooses alike) */
+	if (key_bytes == 8)
+		return with_policies<uint64_t>([&](auto pol) {
+			return onesweep_preclear_t<decltype(pol), uint64_t>(temp, n, stream);
+		});
+	return with_policies<uint32_t>([&](auto pol) {
+		return onesweep_preclear_t<decltype(pol), uint32_t>(temp, n, stream);
+	});
+}

@@ -138,19 +138,48 @@ onesweep_records_bytes(size_t n)
 		(n > ONESWEEP_ONE_CLEAR_MAX_N ? onesweep_region_bytes<R>(n) : 0);
 }
 
+/*
+ * Bytes of the look-back regions (at ONESWEEP_STATUS_OFFSET - 16) of a sort
+ * of n keys on POL: a region for each pass of the longest plan (one a
+ * byte) where they have one each, else one, each as large as the largest
+ * policy's.
+ */
 template <typename POL, typename K>
 size_t
-onesweep_temp_bytes_t(size_t n)
+onesweep_status_bytes_t(size_t n)
 {
 	const size_t narrow = onesweep_region_bytes<typename POL::narrow>(n),
 				packed = onesweep_region_bytes<typename POL::packed>(n),
 				wide = std::max(onesweep_region_bytes<typename POL::wide>(n),
 								onesweep_region_bytes<typename POL::records>(n)),
 				most = std::max(narrow, std::max(packed, wide));
-	/* a region for each pass of the longest plan (one a byte) where they have one each */
 	const size_t regions = n <= ONESWEEP_ONE_CLEAR_MAX_N ? sizeof(K) : 1;
 
-	return ONESWEEP_STATUS_OFFSET - 16 + regions * most + onesweep_records_bytes<POL, K>(n);
+	return regions * most;
+}
+
+template <typename POL, typename K>
+size_t
+onesweep_temp_bytes_t(size_t n)
+{
+	return ONESWEEP_STATUS_OFFSET - 16 + onesweep_status_bytes_t<POL, K>(n) +
+		onesweep_records_bytes<POL, K>(n);
+}
+
+/*
+ * Zero the look-back regions of temp for a sort of n keys on POL (all its
+ * passes' up to ONESWEEP_ONE_CLEAR_MAX_N keys, else the first pass's), so
+ * that the sort (precleared) needs no memset before its first pass.  The
+ * sorts launch it behind their first read, before the host waits for that
+ * read's summary: the device would idle there.
+ */
+template <typename POL, typename K>
+gpusort_status
+onesweep_preclear_t(void *temp, size_t n, cudaStream_t stream)
+{
+	CUDA_TRY(cudaMemsetAsync((unsigned char *) temp + ONESWEEP_STATUS_OFFSET - 16, 0,
+							 onesweep_status_bytes_t<POL, K>(n), stream));
+	return GPUSORT_OK;
 }
 
 /*
@@ -363,7 +392,20 @@ template <typename K>
 gpusort_status onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n,
 									 bool vals_are_positions, void *temp, size_t temp_bytes,
 									 cudaStream_t stream, const first_read_summary *look,
-									 int *out, onesweep_stats *stats);
+									 int *out, onesweep_stats *stats, bool precleared = false);
+
+/*
+ * Zero the look-back regions of temp (onesweep_temp_bytes(n, key_bytes))
+ * for the project's policies on this device, behind a first read whose
+ * radix sort is then told so (onesweep_sort_counted: precleared).
+ */
+gpusort_status onesweep_preclear(void *temp, size_t n, int key_bytes, cudaStream_t stream);
+
+/*
+ * The number of the latest first read's summary (onesweep.cu): next true
+ * takes a new one for a read being launched; false, the one it took.
+ */
+unsigned int onesweep_summary_seq(bool next);
 
 /* Can the current device launch a kernel while the one before it runs (onesweep.cu)? */
 bool		onesweep_early_launch(void);
@@ -442,7 +484,7 @@ onesweep_first_read(const K *keys, size_t n, const digit_plan &plan, void *head,
 		CUDA_TRY(cudaLaunchKernelEx(&cfg, first_read_summary_kernel<K>, keys, n, plan,
 									onesweep_temp_hist(head),
 									(const first_read_head *) h, sample_limit,
-									dev != NULL ? dev : slot));
+									dev != NULL ? dev : slot, onesweep_summary_seq(true)));
 	}
 	if (dev == NULL)
 		CUDA_TRY(cudaMemcpyAsync(host, slot, sizeof(*host), cudaMemcpyDeviceToHost, stream));
@@ -493,14 +535,49 @@ onesweep_count_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int s
 								  stream);
 }
 
-/* Wait for the first read launched on the stream; its summary. */
+/*
+ * Wait for the first read launched on the stream; its summary.  In mapped
+ * memory the summary is ready once its number (seq, written last) is this
+ * read's: the host watches for it instead of waiting for the stream, so
+ * that it plans and launches the sort's next kernels while the summary
+ * kernel ends (the device idles less between the read and the passes).
+ * The stream is asked now and then, so that an error (or a stream done
+ * without the number, which would be a bug) ends the wait.
+ */
 static inline gpusort_status
 onesweep_first_read_wait(cudaStream_t stream, const first_read_summary **summary)
 {
 	first_read_summary *dev;
+	first_read_summary *host = onesweep_host_summary(&dev);
+	const unsigned int seq = onesweep_summary_seq(false);
 
-	*summary = onesweep_host_summary(&dev);
-	CUDA_TRY(cudaStreamSynchronize(stream));
+	*summary = host;
+	if (dev == NULL)
+	{
+		CUDA_TRY(cudaStreamSynchronize(stream));
+		return GPUSORT_OK;
+	}
+	for (unsigned int polls = 1;; polls++)
+	{
+		if (*(volatile unsigned int *) &host->seq == seq)
+			break;
+		if (polls % 64 == 0)
+		{
+			cudaError_t e = cudaStreamQuery(stream);
+
+			if (e == cudaSuccess)
+			{
+				if (*(volatile unsigned int *) &host->seq == seq)
+					break;
+				return gpusort_from_cuda(cudaErrorUnknown,
+										 "onesweep_first_read_wait: stream done, summary not written");
+			}
+			if (e != cudaErrorNotReady)
+				CUDA_TRY(e);
+		}
+	}
+	/* the fields after the number (the kernel fenced them before it) */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return GPUSORT_OK;
 }
 
@@ -694,7 +771,8 @@ gpusort_status
 onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 						void *temp_v, cudaStream_t stream, const first_read_summary *look,
 						int *out, onesweep_stats *stats,
-						int force_plan = -1)	/* -1 cheapest, 0 8-bit places, else passes from min */
+						int force_plan = -1,	/* -1 cheapest, 0 8-bit places, else passes from min */
+						bool precleared = false)	/* onesweep_preclear_t ran after the first read */
 {
 	unsigned char *temp = (unsigned char *) temp_v;
 	uint32_t   *d_hist = onesweep_temp_hist(temp_v);
@@ -819,7 +897,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		policy[p] = records ? ONESWEEP_POLICY_WIDE : onesweep_pass_policy_of(plan.bits[p], packed);
 		region[p + 1] = region[p] + (one_clear ? onesweep_pass_region_bytes<POL>(policy[p], n) : 0);
 	}
-	if (one_clear)
+	if (one_clear && !precleared)
 		CUDA_TRY(cudaMemsetAsync(temp + ONESWEEP_STATUS_OFFSET - 16, 0, region[plan.passes], stream));
 	if (records && !low_known)
 	{
@@ -837,6 +915,8 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		const uint32_t *start = d_hist + (offsets_at_places ? plan.shift[p] / RADIX_NARROW_BITS : p) *
 			RADIX_HIST_STRIDE;
 		gpusort_status st;
+		/* the pass's look-back region zero: cleared at once, or the first's before the sort */
+		const bool	cleared = one_clear || (p == 0 && precleared);
 
 		/* the first pass of a plan whose counts follow counts the second's digits */
 		uint32_t   *next_counts = low_known && p == 0 && plan.passes > 1
@@ -857,23 +937,23 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 		}
 		if (records)
 			st = onesweep_records_pass<POL, K>(p, keys[cur], keys[cur ^ 1], vals[cur ^ 1], n, kmin,
-											   plan, start, temp, stream, region[p], one_clear,
+											   plan, start, temp, stream, region[p], cleared,
 											   next_counts, rec);
 		else if (policy[p] == ONESWEEP_POLICY_WIDE)
 			st = onesweep_pass_io<typename POL::wide, K>(io, keys[cur], keys[cur ^ 1], vin,
 														 vals[cur ^ 1], n, kmin, plan.shift[p],
 														 plan.bits[p], start, temp, stream,
-														 region[p], one_clear, next_counts,
+														 region[p], cleared, next_counts,
 														 plan.shift[1], plan.bits[1]);
 		else if (policy[p] == ONESWEEP_POLICY_PACKED)
 			st = onesweep_pass_io<typename POL::packed, K>(io, keys[cur], keys[cur ^ 1], vin,
 														   vals[cur ^ 1], n, kmin, plan.shift[p],
 														   plan.bits[p], start, temp, stream,
-														   region[p], one_clear);
+														   region[p], cleared);
 		else
 			st = onesweep_pass<typename POL::narrow, K>(keys[cur], keys[cur ^ 1], vin, vals[cur ^ 1],
 														n, kmin, plan.shift[p], plan.bits[p], start,
-														temp, stream, region[p], one_clear);
+														temp, stream, region[p], cleared);
 		if (st != GPUSORT_OK)
 			return st;
 		if (next_counts != NULL && records)
@@ -916,10 +996,12 @@ onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			CUDA_TRY(cudaMemsetAsync(vals[0], 0, sizeof(uint32_t), stream));
 		return GPUSORT_OK;
 	}
-	if ((st = onesweep_look_t<K>(keys[0], n, temp, stream, 0, &look)) != GPUSORT_OK)
+	if ((st = onesweep_count_t<K>(keys[0], n, temp, stream)) != GPUSORT_OK ||
+		(st = onesweep_preclear_t<POL, K>(temp, n, stream)) != GPUSORT_OK ||
+		(st = onesweep_first_read_wait(stream, &look)) != GPUSORT_OK)
 		return st;
 	return onesweep_sort_counted_t<POL, K>(keys, vals, n, positions, temp, stream, look, out,
-										   stats, force_plan);
+										   stats, force_plan, true);
 }
 
 #endif

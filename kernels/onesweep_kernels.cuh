@@ -182,6 +182,7 @@ struct first_read_summary
 	int			complete;		/* every key's digits counted (see histogram_kernel) */
 	int			scanned;		/* the counts made each place's exclusive offsets, in place */
 	int			low_wide;		/* every key's low RADIX_WIDE_BITS bits counted (first_read_low_wide) */
+	unsigned int seq;			/* written last: the read's number (onesweep_first_read_wait) */
 };
 
 /*
@@ -320,7 +321,7 @@ template <typename K>
 __global__ void __launch_bounds__(FIRST_READ_SAMPLE)
 first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 						  uint32_t *__restrict__ hist, const first_read_head *head,
-						  int sample_limit, first_read_summary *summary)
+						  int sample_limit, first_read_summary *summary, unsigned int seq)
 {
 	__shared__ K s[FIRST_READ_SAMPLE];
 	__shared__ int used[RADIX_MAX_PASSES],
@@ -463,6 +464,9 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		summary->complete = head->uncounted == 0;
 		summary->scanned = scan;
 		summary->low_wide = keep_low && head->uncounted == 0;
+		/* the fields before the number, so that a host that sees it may read them (mapped memory) */
+		__threadfence_system();
+		*(volatile unsigned int *) &summary->seq = seq;
 	}
 }
 

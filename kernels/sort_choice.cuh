@@ -33,6 +33,7 @@ static_assert(GPUSORT_AUTO_SAMPLE == FIRST_READ_SAMPLE, "the sample the first re
 struct sort_look
 {
 	bool		counted;		/* temp holds the radix sort's first read, summary its result */
+	bool		precleared;		/* and its look-back regions zeroed (onesweep_preclear) */
 	first_read_summary summary;
 };
 
@@ -68,6 +69,7 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 	gpusort_status st;
 
 	look->counted = false;
+	look->precleared = false;
 	if (requested != GPUSORT_ALGO_AUTO)
 	{
 		*chosen = requested;
@@ -170,8 +172,18 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 			(st = onesweep_first_read_wait(0, &s)) != GPUSORT_OK)
 			return st;
 	}
-	else if ((st = onesweep_look_t<K>(keys, n, temp, 0, limit, &s)) != GPUSORT_OK)
-		return st;
+	else
+	{
+		/*
+		 * the radix sort's look-back regions cleared behind the read, while
+		 * the host waits (a radix sort from the look needs no memset first)
+		 */
+		if ((st = onesweep_count_t<K>(keys, n, temp, 0, limit)) != GPUSORT_OK ||
+			(st = onesweep_preclear(temp, n, (int) sizeof(K), 0)) != GPUSORT_OK ||
+			(st = onesweep_first_read_wait(0, &s)) != GPUSORT_OK)
+			return st;
+		look->precleared = true;
+	}
 	look->counted = true;
 	look->summary = *s;
 	if (range_look)

@@ -215,10 +215,12 @@ job_radix_sort(gpusort_job *job)
 		}
 		if (perm == NULL && job->look.counted && job->nwords == 2)
 			st = onesweep_sort_counted((uint64_t **) keys, vals, n, true, job->d_temp,
-									   job->temp_bytes, 0, &job->look.summary, &r, &stats);
+									   job->temp_bytes, 0, &job->look.summary, &r, &stats,
+									   job->look.precleared);
 		else if (perm == NULL && job->look.counted && job->nwords == 1)
 			st = onesweep_sort_counted((uint32_t **) keys, vals, n, true, job->d_temp,
-									   job->temp_bytes, 0, &job->look.summary, &r, &stats);
+									   job->temp_bytes, 0, &job->look.summary, &r, &stats,
+									   job->look.precleared);
 		else
 			st = onesweep_sort_pairs(keys, vals, n, width * 4, perm == NULL,
 									 job->d_temp, job->temp_bytes, 0, &r, &stats);
