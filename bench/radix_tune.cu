@@ -30,7 +30,7 @@
  *   radix_tune n place  tile shapes again, both key widths
  *   radix_tune n packed pairs packed between passes or kept apart, and
  *                       the packed passes' tile shapes (32-bit keys)
- *   radix_tune n rows   wide tile shapes on banded 20-bit keys sorted as
+ *   radix_tune n rows   records tile shapes on banded 20-bit keys sorted as
  *                       the extension sorts them (row positions made,
  *                       records between the passes), 32-bit keys
  *   radix_tune n gap    a whole sort beside its first read and its passes
@@ -262,6 +262,8 @@ sweep_section(bufs<K> &b, int dist, const char *policies)
 }
 
 #define P(...) onesweep_policy<__VA_ARGS__>
+#define GPUSORT_STR_(x) #x
+#define GPUSORT_STR(x) GPUSORT_STR_(x)
 #define OR RANK_ATOMIC_OR
 #define ANY RANK_MATCH_ANY
 #define BAL RANK_BALLOTS
@@ -937,27 +939,31 @@ try_rows(bufs<uint32_t> &b, const char *name)
 }
 
 /*
- * Wide policies' tile shapes on banded 20-bit keys as the extension sorts
- * them (`radix_tune N rows`): each pair's wide policy is also its records
- * policy (onesweep_policies), so that the records' passes run on it.
+ * The records' tile shapes on banded 20-bit keys as the extension sorts
+ * them (`radix_tune N rows`): the project's policies but for the records
+ * policy, each PAIRS_ONLY as the project's (fewer warps: fewer counters and
+ * match words to clear and scan a tile, more registers a thread).
  */
+template <typename R>
+using rows_records = onesweep_policies<U32::narrow, U32::wide, U32::packed, U32::WIDE_PACKS, R>;
+
 static void
 run_rows(size_t n)
 {
 	policy_bufs<uint32_t> b(n);
 
-	printf("32-bit keys, n=%zu, banded20, payloads made as the row positions: wide tile shapes\n", n);
+	printf("32-bit keys, n=%zu, banded20, payloads made as the row positions: records tile shapes\n", n);
 	fill(b, DIST_BANDED20);
 	cub_line(b, true);
 	for (int round = 0; round < 2; round++)
 	{
-		try_rows<U32>(b, "N, W");
-		try_rows<onesweep_policies<U32::narrow, P(512, 40, 10, 1, false, OR, false, true)>>(b, "N, P(512, 40, 10, 1, f, OR, f, t)");
-		try_rows<onesweep_policies<U32::narrow, P(512, 44, 10, 1, false, OR, false, true)>>(b, "N, P(512, 44, 10, 1, f, OR, f, t)");
-		try_rows<onesweep_policies<U32::narrow, P(512, 48, 10, 1, false, OR, false, true)>>(b, "N, P(512, 48, 10, 1, f, OR, f, t)");
-		try_rows<onesweep_policies<U32::narrow, P(768, 26, 10, 1, false, OR, false, true)>>(b, "N, P(768, 26, 10, 1, f, OR, f, t)");
+		try_rows<U32>(b, "N, W, records 1024 x " GPUSORT_STR(GPUSORT_RECORDS_ITEMS));
+		try_rows<rows_records<P(1024, 22, 10, 1, false, OR, false, true, false, true)>>(b, "records P(1024, 22, ..., PAIRS_ONLY)");
+		try_rows<rows_records<P(768, 32, 10, 1, false, OR, false, true, false, true)>>(b, "records P(768, 32, ..., PAIRS_ONLY)");
+		try_rows<rows_records<P(768, 34, 10, 1, false, OR, false, true, false, true)>>(b, "records P(768, 34, ..., PAIRS_ONLY)");
+		try_rows<rows_records<P(512, 48, 10, 1, false, OR, false, true, false, true)>>(b, "records P(512, 48, ..., PAIRS_ONLY)");
+		try_rows<rows_records<P(512, 52, 10, 1, false, OR, false, true, false, true)>>(b, "records P(512, 52, ..., PAIRS_ONLY)");
 	}
-	bufs_free(b);
 }
 
 int

@@ -205,13 +205,17 @@ typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8,
  * RADIX_HIST_VOTE_RETRY-th round.  Measured (bench/results/radix_vote-h100.txt,
  * radix_hist_places-h100.txt): 64-bit keys' reads are 7% faster adaptive
  * than voting every round (100M: 0.382 against 0.411 ms; 13% when keys
- * were counted key by key), 32-bit keys' level (3% slower key by key).
+ * were counted key by key); 32-bit keys' were level until the read
+ * stopped looking for descents once it had seen one, and are now 2%
+ * faster adaptive on banded keys (100M: 156-158 against 158-164 us under
+ * ncu; bench/results/radix_records-h100.txt, section 12), level on the
+ * others.
  */
 #define RADIX_HIST_VOTE_NEVER		0
 #define RADIX_HIST_VOTE_ALWAYS		1
 #define RADIX_HIST_VOTE_ADAPTIVE	2
 #define RADIX_HIST_VOTE_RETRY		8
-#define RADIX_HIST_VOTE_32			RADIX_HIST_VOTE_ALWAYS
+#define RADIX_HIST_VOTE_32			RADIX_HIST_VOTE_ADAPTIVE
 #define RADIX_HIST_VOTE_64			RADIX_HIST_VOTE_ADAPTIVE
 /*
  * A first read of fewer keys than this counts lazily: a thread counts once
