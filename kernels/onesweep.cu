@@ -189,15 +189,21 @@ template gpusort_status onesweep_sort_counted<uint64_t>(uint64_t *[2], uint32_t 
 														 const first_read_summary *,
 														 int *, onesweep_stats *, bool);
 
-gpusort_status
-onesweep_preclear(void *temp, size_t n, int key_bytes, cudaStream_t stream)
+size_t
+onesweep_preclear_bytes(size_t n, int key_bytes)
 {
+	size_t		bytes = 0;
+
 	/* the policies onesweep_sort_counted will take (with_policies chooses alike) */
 	if (key_bytes == 8)
-		return with_policies<uint64_t>([&](auto pol) {
-			return onesweep_preclear_t<decltype(pol), uint64_t>(temp, n, stream);
+		(void) with_policies<uint64_t>([&](auto pol) {
+			bytes = onesweep_status_bytes_t<decltype(pol), uint64_t>(n);
+			return GPUSORT_OK;
 		});
-	return with_policies<uint32_t>([&](auto pol) {
-		return onesweep_preclear_t<decltype(pol), uint32_t>(temp, n, stream);
-	});
+	else
+		(void) with_policies<uint32_t>([&](auto pol) {
+			bytes = onesweep_status_bytes_t<decltype(pol), uint32_t>(n);
+			return GPUSORT_OK;
+		});
+	return bytes;
 }

@@ -166,21 +166,6 @@ onesweep_temp_bytes_t(size_t n)
 		onesweep_records_bytes<POL, K>(n);
 }
 
-/*
- * Zero the look-back regions of temp for a sort of n keys on POL (all its
- * passes' up to ONESWEEP_ONE_CLEAR_MAX_N keys, else the first pass's), so
- * that the sort (precleared) needs no memset before its first pass.  The
- * sorts launch it behind their first read, before the host waits for that
- * read's summary: the device would idle there.
- */
-template <typename POL, typename K>
-gpusort_status
-onesweep_preclear_t(void *temp, size_t n, cudaStream_t stream)
-{
-	CUDA_TRY(cudaMemsetAsync((unsigned char *) temp + ONESWEEP_STATUS_OFFSET - 16, 0,
-							 onesweep_status_bytes_t<POL, K>(n), stream));
-	return GPUSORT_OK;
-}
 
 /*
  * One pass over the region at region_offset (bytes past the first) of the
@@ -395,11 +380,12 @@ gpusort_status onesweep_sort_counted(K *keys[2], uint32_t *vals[2], size_t n,
 									 int *out, onesweep_stats *stats, bool precleared = false);
 
 /*
- * Zero the look-back regions of temp (onesweep_temp_bytes(n, key_bytes))
- * for the project's policies on this device, behind a first read whose
- * radix sort is then told so (onesweep_sort_counted: precleared).
+ * Bytes of the look-back regions (onesweep_status_bytes_t) of a radix sort
+ * of n keys on the project's policies for this device: what a look zeroes
+ * for the sort that goes on from it (onesweep_look_t: clear_bytes;
+ * onesweep_sort_counted: precleared).
  */
-gpusort_status onesweep_preclear(void *temp, size_t n, int key_bytes, cudaStream_t stream);
+size_t		onesweep_preclear_bytes(size_t n, int key_bytes);
 
 /*
  * The number of the latest first read's summary (onesweep.cu): next true
@@ -588,17 +574,24 @@ onesweep_first_read_wait(cudaStream_t stream, const first_read_summary **summary
  * in order after all (summary->complete 0): its counts are then a part of
  * the keys' (each place's distinct digits a lower bound), and the sort
  * makes its plan from the key range and counts again for it
- * (onesweep_plan_from_look).
+ * (onesweep_plan_from_look).  clear_bytes (a radix sort's look-back
+ * regions, onesweep_status_bytes_t, or 0): zeroed by a memset launched
+ * behind the read, before the host waits, so that the device clears them
+ * while the host wakes, plans and launches, and the sort (precleared) runs
+ * no memset between the wait and its first pass.
  */
 template <typename K>
 gpusort_status
 onesweep_look_t(const K *keys, size_t n, void *temp, cudaStream_t stream, int sample_limit,
-				const first_read_summary **summary)
+				const first_read_summary **summary, size_t clear_bytes = 0)
 {
 	gpusort_status st;
 
 	if ((st = onesweep_count_t<K>(keys, n, temp, stream, sample_limit)) != GPUSORT_OK)
 		return st;
+	if (clear_bytes > 0)
+		CUDA_TRY(cudaMemsetAsync((unsigned char *) temp + ONESWEEP_STATUS_OFFSET - 16, 0,
+								 clear_bytes, stream));
 	return onesweep_first_read_wait(stream, summary);
 }
 
@@ -772,7 +765,7 @@ onesweep_sort_counted_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 						void *temp_v, cudaStream_t stream, const first_read_summary *look,
 						int *out, onesweep_stats *stats,
 						int force_plan = -1,	/* -1 cheapest, 0 8-bit places, else passes from min */
-						bool precleared = false)	/* onesweep_preclear_t ran after the first read */
+						bool precleared = false)	/* the look zeroed the look-back regions (onesweep_look_t) */
 {
 	unsigned char *temp = (unsigned char *) temp_v;
 	uint32_t   *d_hist = onesweep_temp_hist(temp_v);
@@ -996,9 +989,8 @@ onesweep_sort_pairs_t(K *keys[2], uint32_t *vals[2], size_t n, bool positions,
 			CUDA_TRY(cudaMemsetAsync(vals[0], 0, sizeof(uint32_t), stream));
 		return GPUSORT_OK;
 	}
-	if ((st = onesweep_count_t<K>(keys[0], n, temp, stream)) != GPUSORT_OK ||
-		(st = onesweep_preclear_t<POL, K>(temp, n, stream)) != GPUSORT_OK ||
-		(st = onesweep_first_read_wait(stream, &look)) != GPUSORT_OK)
+	if ((st = onesweep_look_t<K>(keys[0], n, temp, stream, 0, &look,
+								 onesweep_status_bytes_t<POL, K>(n))) != GPUSORT_OK)
 		return st;
 	return onesweep_sort_counted_t<POL, K>(keys, vals, n, positions, temp, stream, look, out,
 										   stats, force_plan, true);

@@ -33,7 +33,7 @@ static_assert(GPUSORT_AUTO_SAMPLE == FIRST_READ_SAMPLE, "the sample the first re
 struct sort_look
 {
 	bool		counted;		/* temp holds the radix sort's first read, summary its result */
-	bool		precleared;		/* and its look-back regions zeroed (onesweep_preclear) */
+	bool		precleared;		/* and its look-back regions zeroed (onesweep_look_t: clear_bytes) */
 	first_read_summary summary;
 };
 
@@ -160,7 +160,7 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 				  "the range look is never after the sample taken first");
 	const bool	range_look = wide && n <= GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64;
 	const char *read = range_look ? "the range read" : "the first read";
-	const first_read_summary *s;
+	const first_read_summary *s = NULL;
 	int			most = 0;		/* most distinct digits of one 8-bit place (none counted: 0) */
 
 	if (range_look)
@@ -174,13 +174,9 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 	}
 	else
 	{
-		/*
-		 * the radix sort's look-back regions cleared behind the read, while
-		 * the host waits (a radix sort from the look needs no memset first)
-		 */
-		if ((st = onesweep_count_t<K>(keys, n, temp, 0, limit)) != GPUSORT_OK ||
-			(st = onesweep_preclear(temp, n, (int) sizeof(K), 0)) != GPUSORT_OK ||
-			(st = onesweep_first_read_wait(0, &s)) != GPUSORT_OK)
+		/* the radix sort's look-back regions zeroed behind the read (it needs no memset then) */
+		if ((st = onesweep_look_t<K>(keys, n, temp, 0, limit, &s,
+									 onesweep_preclear_bytes(n, (int) sizeof(K)))) != GPUSORT_OK)
 			return st;
 		look->precleared = true;
 	}
