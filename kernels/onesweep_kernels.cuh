@@ -1438,6 +1438,49 @@ tile_look_back(uint32_t *digit_base, const uint32_t *__restrict__ global_start, 
 }
 
 /*
+ * The records' first pass (onesweep_records) keeps a key and its place in
+ * a word and a bit more, so that its 1,024 x 24 tile holds them in
+ * registers: key - kmin (under 2^RECORDS_REL_BITS: a records plan's two
+ * digits are at most RADIX_WIDE_BITS each) in the low bits, above it the
+ * key's rank in its warp's digit while ranking (under 32 * ITEMS), then the
+ * low bits of its place in the tile; the places' high bits
+ * (RECORDS_PLACE_HI_BITS) go eight a word, records_place_words of them.
+ */
+#define RECORDS_REL_BITS		20
+#define RECORDS_REL_MASK		((1u << RECORDS_REL_BITS) - 1)
+#define RECORDS_PLACE_LO_BITS	(32 - RECORDS_REL_BITS)
+#define RECORDS_PLACE_HI_BITS	3
+
+static_assert(2 * RADIX_WIDE_BITS <= RECORDS_REL_BITS, "key - kmin of a records plan fits");
+
+template <int ITEMS>
+__host__ __device__ constexpr int
+records_place_words()
+{
+	return (ITEMS + 7) / 8;
+}
+
+/* Item i's place (w: its word, phi: the high bits) */
+template <int ITEMS>
+__device__ __forceinline__ uint32_t
+records_place(uint32_t w, const uint32_t (&phi)[records_place_words<ITEMS>()], int i)
+{
+	return (w >> RECORDS_REL_BITS) |
+		((phi[i / 8] >> (RECORDS_PLACE_HI_BITS * (i % 8))) & ((1u << RECORDS_PLACE_HI_BITS) - 1))
+		<< RECORDS_PLACE_LO_BITS;
+}
+
+/* Item i's word keeps key - kmin and takes place's low bits; phi (zero before) its high bits. */
+template <int ITEMS>
+__device__ __forceinline__ void
+records_place_set(uint32_t &w, uint32_t (&phi)[records_place_words<ITEMS>()], int i,
+				  uint32_t place)
+{
+	w = (w & RECORDS_REL_MASK) | place << RECORDS_REL_BITS;
+	phi[i / 8] |= (place >> RECORDS_PLACE_LO_BITS) << (RECORDS_PLACE_HI_BITS * (i % 8));
+}
+
+/*
  * A thread's ITEMS places in its tile (each < 2^16, TILE < 65536), two to a
  * register where PACK (the records' passes, onesweep_io_packs_places: their
  * digit taken again from the key instead of kept beside the rank), so that
@@ -1607,6 +1650,7 @@ __device__ __forceinline__ void
 tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 				const tile_places<P::ITEMS, onesweep_io_packs_places(IO)> &r,
 				const uint32_t (&pv)[onesweep_held_payloads<P, IO>()],
+				const uint32_t (&phi)[records_place_words<P::ITEMS>()],
 				const K *__restrict__ keys_in, K *__restrict__ keys_out,
 				const uint32_t *__restrict__ vals_in, uint32_t *__restrict__ vals_out, bool staged,
 				size_t tile_base, uint32_t slice, uint32_t valid, K kmin, int shift, uint32_t mask,
@@ -1689,9 +1733,12 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 
 #pragma unroll
 			for (int i = 0; i < ITEMS; i++)
-				reinterpret_cast<uint2 *>(items)[r[i]] =
-					make_uint2((((uint32_t) (k[i] - kmin) >> rec.low_bits) << rec.idx_bits) |
-							   (row0 + i * 32), (uint32_t) k[i]);
+			{
+				const uint32_t rel = (uint32_t) k[i] & RECORDS_REL_MASK;	/* key - kmin */
+
+				reinterpret_cast<uint2 *>(items)[records_place<ITEMS>(k[i], phi, i)] =
+					make_uint2(((rel >> rec.low_bits) << rec.idx_bits) | (row0 + i * 32), rel);
+			}
 		}
 		else
 		{
@@ -1721,7 +1768,10 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 		if (FULL || j < valid)
 		{
 			const uint64_t it = items[j];
-			const uint32_t to = sh.digit_base[digit_of((K) (it >> 32), kmin, shift, mask)] + j;
+			/* (the records' first pass staged key - kmin) */
+			const uint32_t to = sh.digit_base[IO == ONESWEEP_IO_TO_RECORDS
+											  ? ((uint32_t) (it >> 32) >> shift) & mask
+											  : digit_of((K) (it >> 32), kmin, shift, mask)] + j;
 
 			if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
 				reinterpret_cast<uint32_t *>(keys_out)[to] = (uint32_t) it;
@@ -1765,6 +1815,17 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	/* rank in the warp's digit (and digit << 16 unpacked), later local place (WARP_STARTS_FIRST: the place) */
 	tile_places<ITEMS, onesweep_io_packs_places(IO)> r;
 	uint32_t	pv[onesweep_held_payloads<P, IO>()];	/* packed in: the payloads, where held */
+	/*
+	 * the records' first pass (FOLD): k holds key - kmin, with the rank in
+	 * the warp's digit above it, later the place's low bits; phi the
+	 * places' high bits (records_place)
+	 */
+	constexpr bool FOLD = IO == ONESWEEP_IO_TO_RECORDS;
+	uint32_t	phi[records_place_words<ITEMS>()] = {};
+
+	static_assert(!FOLD || (sizeof(K) == 4 && 32 * ITEMS <= (1 << RECORDS_PLACE_LO_BITS) &&
+							P::TILE <= (1 << (RECORDS_PLACE_LO_BITS + RECORDS_PLACE_HI_BITS))),
+				  "records' first pass: a warp's ranks and a tile's places fit their bits");
 	/* payloads staged while the keys are ranked (16-byte copies need an aligned source) */
 	const bool	staged = !IN_PACKED && P::ASYNC_VALS && FULL && vals_in != NULL &&
 		((uintptr_t) vals_in & 15) == 0;
@@ -1785,6 +1846,8 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 			k[i] = FULL || slice + i * 32 < valid
 				? (K) reinterpret_cast<const uint32_t *>(keys_in)[2 * (tile_base + slice + i * 32) + 1]
 				: (K) 0;
+		else if constexpr (FOLD)
+			k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] - kmin : (K) 0;
 		else
 			k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
 	}
@@ -1796,6 +1859,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 #define ITEM_DIGIT(i) \
 	(FULL || slice + (i) * 32 < valid \
 	 ? (IO == ONESWEEP_IO_FROM_RECORDS ? ((uint32_t) k[i] >> rec.idx_bits) & mask \
+		: FOLD ? (((uint32_t) k[i] & RECORDS_REL_MASK) >> shift) & mask \
 		: digit_of(k[i], kmin, shift, mask)) \
 	 : (uint32_t) (BINS - 1))
 
@@ -1833,7 +1897,9 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 #pragma unroll
 				for (int i = 0; i < ITEMS; i++)
 					if (FULL || slice + i * 32 < valid)
-						atomicAdd(&sh.block_start[digit_of(k[i], kmin, next_shift, next_mask)], 1u);
+						atomicAdd(&sh.block_start[FOLD ? ((uint32_t) k[i] >> next_shift) & next_mask
+												  : digit_of(k[i], kmin, next_shift, next_mask)],
+								  1u);
 		if (P::EARLY_COUNTS)
 		{
 			/* the tile's digit counts first, so that later tiles' look-back need not wait */
@@ -1860,8 +1926,16 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 			for (int i = 0; i < ITEMS; i++)
 			{
 				const uint32_t d = ITEM_DIGIT(i);
+				const uint32_t rank = warp_digit_rank<P>(d, mw, packed);
 
-				r.set(i, warp_digit_rank<P>(d, mw, packed) | (onesweep_io_packs_places(IO) ? 0 : d << 16));
+				if constexpr (FOLD)
+				{
+					k[i] |= rank << RECORDS_REL_BITS;
+					/* folded now: the rank is not held apart through the ranking (nvcc would) */
+					asm volatile("" : "+r"(k[i]));
+				}
+				else
+					r.set(i, rank | (onesweep_io_packs_places(IO) ? 0 : d << 16));
 			}
 		}
 		__syncthreads();
@@ -1899,7 +1973,11 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		/* local place of every key in the tile (the digit kept from the ranking, or taken again) */
 #pragma unroll
 		for (int i = 0; i < ITEMS; i++)
-			if constexpr (onesweep_io_packs_places(IO))
+			if constexpr (FOLD)
+				records_place_set<ITEMS>(k[i], phi, i,
+										 ((uint32_t) k[i] >> RECORDS_REL_BITS) +
+										 sh.warp_count[warp * BINS + ITEM_DIGIT(i)]);
+			else if constexpr (onesweep_io_packs_places(IO))
 				r.set(i, r[i] + sh.warp_count[warp * BINS + ITEM_DIGIT(i)]);
 			else
 				r.set(i, (r[i] & 0xffffu) + sh.warp_count[warp * BINS + (r[i] >> 16)]);
@@ -1910,7 +1988,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	__syncthreads();
 
 	if constexpr (IO != ONESWEEP_IO_APART)
-		tile_out_packed<P, K, FULL, IO>(sh, k, r, pv, keys_in, keys_out, vals_in, vals_out, staged,
+		tile_out_packed<P, K, FULL, IO>(sh, k, r, pv, phi, keys_in, keys_out, vals_in, vals_out, staged,
 										tile_base, slice, valid, kmin, shift, mask, rec, tile);
 	else
 		tile_out_apart<P, K, FULL>(sh, k, r, keys_out, vals_in, vals_out, staged, tile_base, slice,
