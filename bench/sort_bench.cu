@@ -453,7 +453,7 @@ write_outputs(const std::string &dir, const std::string &tag, const char *device
 	for (const result &r : results)
 		for (int s = 0; s < SORT_KINDS; s++)
 			if (r.ms[s] >= 0)
-				fprintf(f, "%d,%zu,%s,%s,%.4f,%.4f\n", r.key_bits, r.n,
+				fprintf(f, "%d,%zu,%s,\"%s\",%.4f,%.4f\n", r.key_bits, r.n,	/* names hold commas */
 						test_distribution_names[r.dist], sort_names[s], r.ms[s],
 						r.n / r.ms[s] / 1e6);
 	fclose(f);
