@@ -1485,6 +1485,8 @@ records_place_set(uint32_t &w, uint32_t (&phi)[records_place_words<ITEMS>()], in
  * register where PACK (the records' passes, onesweep_io_packs_places: their
  * digit taken again from the key instead of kept beside the rank), so that
  * the larger records tile does not spill them; one a register otherwise.
+ * (The records' first pass keeps its places in its keys' words instead:
+ * records_place.)
  */
 template <int ITEMS, bool PACK>
 struct tile_places
