@@ -189,21 +189,22 @@ template gpusort_status onesweep_sort_counted<uint64_t>(uint64_t *[2], uint32_t 
 														 const first_read_summary *,
 														 int *, onesweep_stats *, bool);
 
-size_t
-onesweep_preclear_bytes(size_t n, int key_bytes)
+template <typename K>
+static size_t
+preclear_bytes_t(size_t n)
 {
 	size_t		bytes = 0;
 
 	/* the policies onesweep_sort_counted will take (with_policies chooses alike) */
-	if (key_bytes == 8)
-		(void) with_policies<uint64_t>([&](auto pol) {
-			bytes = onesweep_status_bytes_t<decltype(pol), uint64_t>(n);
-			return GPUSORT_OK;
-		});
-	else
-		(void) with_policies<uint32_t>([&](auto pol) {
-			bytes = onesweep_status_bytes_t<decltype(pol), uint32_t>(n);
-			return GPUSORT_OK;
-		});
+	(void) with_policies<K>([&](auto pol) {
+		bytes = onesweep_status_bytes_t<decltype(pol), K>(n);
+		return GPUSORT_OK;
+	});
 	return bytes;
+}
+
+size_t
+onesweep_preclear_bytes(size_t n, int key_bytes)
+{
+	return key_bytes == 8 ? preclear_bytes_t<uint64_t>(n) : preclear_bytes_t<uint32_t>(n);
 }

@@ -166,7 +166,6 @@ onesweep_temp_bytes_t(size_t n)
 		onesweep_records_bytes<POL, K>(n);
 }
 
-
 /*
  * One pass over the region at region_offset (bytes past the first) of the
  * look-back regions in temp: cleared here unless cleared (by the sort, for

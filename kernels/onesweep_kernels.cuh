@@ -1645,7 +1645,8 @@ tile_out_apart(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
  * one 64-bit word over the tile's keys' and payloads' regions; where they
  * come in packed, pv holds the payloads (onesweep_holds_payloads) or they
  * are read again from keys_in; where they go out apart, keys and payloads
- * are written from the same word.
+ * are written from the same word.  kmin: the digits' base (0 for the
+ * records' first pass, whose keys are key - kmin already: onesweep_tile).
  */
 template <typename P, typename K, bool FULL, int IO>
 __device__ __forceinline__ void
@@ -1770,10 +1771,8 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 		if (FULL || j < valid)
 		{
 			const uint64_t it = items[j];
-			/* (the records' first pass staged key - kmin) */
-			const uint32_t to = sh.digit_base[IO == ONESWEEP_IO_TO_RECORDS
-											  ? ((uint32_t) (it >> 32) >> shift) & mask
-											  : digit_of((K) (it >> 32), kmin, shift, mask)] + j;
+			/* (the records' first pass staged key - kmin, its kmin here 0) */
+			const uint32_t to = sh.digit_base[digit_of((K) (it >> 32), kmin, shift, mask)] + j;
 
 			if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
 				reinterpret_cast<uint32_t *>(keys_out)[to] = (uint32_t) it;
@@ -1820,9 +1819,11 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 	/*
 	 * the records' first pass (FOLD): k holds key - kmin, with the rank in
 	 * the warp's digit above it, later the place's low bits; phi the
-	 * places' high bits (records_place)
+	 * places' high bits (records_place).  Its digits are taken over a base
+	 * of 0 (dbase), of the low RECORDS_REL_BITS once a rank is folded in.
 	 */
 	constexpr bool FOLD = IO == ONESWEEP_IO_TO_RECORDS;
+	const K		dbase = FOLD ? (K) 0 : kmin;
 	uint32_t	phi[records_place_words<ITEMS>()] = {};
 
 	static_assert(!FOLD || (sizeof(K) == 4 && 32 * ITEMS <= (1 << RECORDS_PLACE_LO_BITS) &&
@@ -1861,8 +1862,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 #define ITEM_DIGIT(i) \
 	(FULL || slice + (i) * 32 < valid \
 	 ? (IO == ONESWEEP_IO_FROM_RECORDS ? ((uint32_t) k[i] >> rec.idx_bits) & mask \
-		: FOLD ? (((uint32_t) k[i] & RECORDS_REL_MASK) >> shift) & mask \
-		: digit_of(k[i], kmin, shift, mask)) \
+		: digit_of(FOLD ? (K) ((uint32_t) k[i] & RECORDS_REL_MASK) : k[i], dbase, shift, mask)) \
 	 : (uint32_t) (BINS - 1))
 
 	uint32_t	cnt[BPT],		/* the tile's keys of this thread's digits */
@@ -1899,9 +1899,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 #pragma unroll
 				for (int i = 0; i < ITEMS; i++)
 					if (FULL || slice + i * 32 < valid)
-						atomicAdd(&sh.block_start[FOLD ? ((uint32_t) k[i] >> next_shift) & next_mask
-												  : digit_of(k[i], kmin, next_shift, next_mask)],
-								  1u);
+						atomicAdd(&sh.block_start[digit_of(k[i], dbase, next_shift, next_mask)], 1u);
 		if (P::EARLY_COUNTS)
 		{
 			/* the tile's digit counts first, so that later tiles' look-back need not wait */
@@ -1991,7 +1989,7 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 
 	if constexpr (IO != ONESWEEP_IO_APART)
 		tile_out_packed<P, K, FULL, IO>(sh, k, r, pv, phi, keys_in, keys_out, vals_in, vals_out, staged,
-										tile_base, slice, valid, kmin, shift, mask, rec, tile);
+										tile_base, slice, valid, dbase, shift, mask, rec, tile);
 	else
 		tile_out_apart<P, K, FULL>(sh, k, r, keys_out, vals_in, vals_out, staged, tile_base, slice,
 								   valid, kmin, shift, mask);
