@@ -154,13 +154,15 @@ static Node *
 create_state(CustomScan *cscan)
 {
 	GpuSortState *state = palloc0(sizeof(GpuSortState));
-	List	   *attnos = list_nth(cscan->custom_private, 0);
-	List	   *types = list_nth(cscan->custom_private, 1);
-	List	   *sortops = list_nth(cscan->custom_private, 2);
-	List	   *collations = list_nth(cscan->custom_private, 3);
-	List	   *nulls_first = list_nth(cscan->custom_private, 4);
-	List	   *descending = list_nth(cscan->custom_private, 5);
+	List	   *attnos = gpusort_private(cscan, GPUSORT_PRIVATE_ATTNOS);
+	List	   *types = gpusort_private(cscan, GPUSORT_PRIVATE_TYPES);
+	List	   *sortops = gpusort_private(cscan, GPUSORT_PRIVATE_SORTOPS);
+	List	   *collations = gpusort_private(cscan, GPUSORT_PRIVATE_COLLATIONS);
+	List	   *nulls_first = gpusort_private(cscan, GPUSORT_PRIVATE_NULLS_FIRST);
+	List	   *descending = gpusort_private(cscan, GPUSORT_PRIVATE_DESCENDING);
 	int			n = list_length(attnos);
+
+	Assert(list_length(cscan->custom_private) == GPUSORT_PRIVATE_COUNT);
 
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &gpusort_exec_methods;
@@ -181,7 +183,7 @@ create_state(CustomScan *cscan)
 		state->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
 		state->descending[i] = list_nth_int(descending, i) != 0;
 	}
-	state->bound = linitial_int((List *) list_nth(cscan->custom_private, 6));
+	state->bound = linitial_int(gpusort_private(cscan, GPUSORT_PRIVATE_BOUND));
 	state->est_rows = outerPlan(&cscan->scan.plan) ?
 		outerPlan(&cscan->scan.plan)->plan_rows : 0;
 	return (Node *) state;

@@ -59,10 +59,15 @@ static planner_hook_type prev_planner_hook = NULL;
 static PlannedStmt *current_stmt = NULL;
 static bool gather_allowed = false;
 
-/* The keys of a Sort or Gather Merge. */
+/*
+ * The keys of a Sort or Gather Merge.  Their column numbers (sortColIdx)
+ * number the target list of `keyed`: the Sort itself, or for a Gather
+ * Merge its child Sort (Gather Merge compares the tuples its child hands
+ * up, not its own projected output).
+ */
 typedef struct SortSpec
 {
-	Plan	   *plan;			/* whose targetlist the keys index */
+	Plan	   *keyed;			/* the Sort whose targetlist the keys index */
 	int			numCols;
 	AttrNumber *sortColIdx;
 	Oid		   *sortOperators;
@@ -71,41 +76,117 @@ typedef struct SortSpec
 } SortSpec;
 
 /*
- * The GpuSort for spec over child, or NULL if a key is unsupported or the
- * targetlist is not the column list a Sort has (input columns and, for
- * columns nobody reads, constants).
+ * Is tlist a Sort's column list over child: each entry an OUTER_VAR Var
+ * naming a column of child (of that column's type) or, for columns nobody
+ * reads, a constant?
+ */
+static bool
+is_column_list(List *tlist, Plan *child)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		Expr	   *expr = lfirst_node(TargetEntry, lc)->expr;
+		Var		   *var = (Var *) expr;
+
+		if (IsA(expr, Const))
+			continue;
+		if (!IsA(expr, Var) || var->varno != OUTER_VAR || var->varlevelsup != 0 ||
+			var->varattno < 1 || var->varattno > list_length(child->targetlist) ||
+			var->vartype != exprType((Node *) list_nth_node(TargetEntry, child->targetlist,
+															 var->varattno - 1)->expr))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Context of to_scan_columns: the column list (a Sort's) whose entries the
+ * OUTER_VAR Vars of the expression being mapped number.
+ */
+typedef struct ScanColumnsContext
+{
+	List	   *columns;
+	bool		understood;
+} ScanColumnsContext;
+
+static Node *
+to_scan_columns_mutator(Node *node, ScanColumnsContext *cxt)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+		TargetEntry *col;
+		Node	   *expr;
+
+		if (var->varno != OUTER_VAR || var->varlevelsup != 0 ||
+			var->varattno < 1 || var->varattno > list_length(cxt->columns))
+		{
+			cxt->understood = false;
+			return node;
+		}
+		col = list_nth_node(TargetEntry, cxt->columns, var->varattno - 1);
+		expr = (Node *) copyObject(col->expr);
+		if (IsA(expr, Var))
+		{
+			Assert(((Var *) expr)->varno == OUTER_VAR);
+			((Var *) expr)->varno = INDEX_VAR;
+		}
+		return expr;
+	}
+	return expression_tree_mutator(node, to_scan_columns_mutator, (void *) cxt);
+}
+
+/*
+ * tlist, whose OUTER_VAR Vars number `columns` (a Sort's column list), as
+ * the output of a GpuSort whose scan tuple is the Sort's child row
+ * (INDEX_VAR Vars); NIL if tlist holds a Var of another kind.
+ */
+static List *
+to_scan_columns(List *tlist, List *columns)
+{
+	ScanColumnsContext cxt = {columns, true};
+	List	   *mapped;
+
+	mapped = (List *) to_scan_columns_mutator((Node *) copyObject(tlist), &cxt);
+	return cxt.understood ? mapped : NIL;
+}
+
+/*
+ * The GpuSort that replaces `top` (a Sort, or a Gather Merge over one) and
+ * reads child: the keys of spec, and top's output (its targetlist, whose
+ * Vars number spec->keyed's columns).  NULL, and the native node kept, if
+ * a key is unsupported or a list is not of a shape understood here.
  */
 static Plan *
-make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
+make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int64 bound)
 {
 	CustomScan *cscan;
+	List	   *columns = spec->keyed->targetlist;
 	List	   *attnos = NIL,
 			   *types = NIL,
 			   *sortops = NIL,
 			   *collations = NIL,
 			   *nulls_first = NIL,
 			   *descending = NIL;
-	List	   *tlist = NIL,
-			   *scan_tlist;
-	ListCell   *lc;
+	List	   *tlist;
 
-	foreach(lc, spec->plan->targetlist)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-		Var		   *var = (Var *) tle->expr;
-
-		/* a Sort's columns: its input's, or constants for unused ones */
-		if (!(IsA(var, Var) && var->varno == OUTER_VAR) && !IsA(var, Const))
-			return NULL;
-	}
+	/* the keyed Sort passes its child's columns on, as a Sort does */
+	if (!is_column_list(columns, child))
+		return NULL;
 	for (int i = 0; i < spec->numCols; i++)
 	{
-		TargetEntry *tle = list_nth_node(TargetEntry, spec->plan->targetlist,
-										 spec->sortColIdx[i] - 1);
-		Var		   *var = (Var *) tle->expr;
+		AttrNumber	idx = spec->sortColIdx[i];
+		Var		   *var;
 		Oid			type;
 		bool		desc;
 
+		if (idx < 1 || idx > list_length(columns))
+			return NULL;
+		var = (Var *) list_nth_node(TargetEntry, columns, idx - 1)->expr;
 		if (!IsA(var, Var))
 			return NULL;
 		/* a domain sorts as its base type */
@@ -120,39 +201,50 @@ make_gpusort(const SortSpec *spec, Plan *child, int plan_node_id, int64 bound)
 		descending = lappend_int(descending, desc);
 	}
 
-	/* scan tuple = the child's output row; output = the Sort's columns */
-	scan_tlist = gpusort_column_vars(child->targetlist, OUTER_VAR);
-	foreach(lc, spec->plan->targetlist)
-	{
-		TargetEntry *tle = (TargetEntry *) copyObject(lfirst(lc));
-
-		if (IsA(tle->expr, Var))
-			((Var *) tle->expr)->varno = INDEX_VAR;
-		tlist = lappend(tlist, tle);
-	}
+	/* scan tuple = the child's row; output = top's targetlist over it */
+	tlist = to_scan_columns(top->targetlist, columns);
+	if (tlist == NIL && top->targetlist != NIL)
+		return NULL;
 
 	cscan = makeNode(CustomScan);
-	cscan->scan.plan.startup_cost = spec->plan->startup_cost;
-	cscan->scan.plan.total_cost = spec->plan->total_cost;
-	cscan->scan.plan.plan_rows = spec->plan->plan_rows;
-	cscan->scan.plan.plan_width = spec->plan->plan_width;
+	cscan->scan.plan.startup_cost = top->startup_cost;
+	cscan->scan.plan.total_cost = top->total_cost;
+	cscan->scan.plan.plan_rows = top->plan_rows;
+	cscan->scan.plan.plan_width = top->plan_width;
 	cscan->scan.plan.parallel_aware = false;
-	cscan->scan.plan.parallel_safe = spec->plan->parallel_safe;
+	cscan->scan.plan.parallel_safe = top->parallel_safe;
 	cscan->scan.plan.plan_node_id = plan_node_id;
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.initPlan = spec->plan->initPlan;
-	cscan->scan.plan.extParam = bms_copy(spec->plan->extParam);
-	cscan->scan.plan.allParam = bms_copy(spec->plan->allParam);
+	cscan->scan.plan.initPlan = top->initPlan;
+	cscan->scan.plan.extParam = bms_copy(top->extParam);
+	cscan->scan.plan.allParam = bms_copy(top->allParam);
 	cscan->scan.plan.lefttree = child;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = list_make5(attnos, types, sortops, collations, nulls_first);
-	cscan->custom_private = lappend(cscan->custom_private, descending);
-	cscan->custom_private = lappend(cscan->custom_private,
-									list_make1_int(bound >= 0 && bound <= PG_INT32_MAX ? (int) bound : -1));
+	cscan->custom_scan_tlist = gpusort_column_vars(child->targetlist, OUTER_VAR);
+	cscan->custom_private = gpusort_pack_private(attnos, types, sortops, collations,
+												 nulls_first, descending,
+												 bound >= 0 && bound <= PG_INT32_MAX ? (int) bound : -1);
 	cscan->methods = &gpusort_scan_methods;
 	return (Plan *) cscan;
+}
+
+List *
+gpusort_pack_private(List *attnos, List *types, List *sortops, List *collations,
+					 List *nulls_first, List *descending, int bound)
+{
+	List	   *private = NIL;
+
+	/* in the order of enum GpuSortPrivateIndex */
+	private = lappend(private, attnos);
+	private = lappend(private, types);
+	private = lappend(private, sortops);
+	private = lappend(private, collations);
+	private = lappend(private, nulls_first);
+	private = lappend(private, descending);
+	private = lappend(private, list_make1_int(bound));
+	Assert(list_length(private) == GPUSORT_PRIVATE_COUNT);
+	return private;
 }
 
 List *
@@ -174,6 +266,19 @@ gpusort_column_vars(List *targetlist, int varno)
 									   resno, tle->resname, false));
 	}
 	return vars;
+}
+
+/* The GpuSortFill that stores child's rows for gpusort, or child itself. */
+static Plan *
+make_fill_for(Plan *gpusort, Plan *child)
+{
+	CustomScan *cscan = (CustomScan *) gpusort;
+
+	return gpusort_make_fill(child,
+							 gpusort_private(cscan, GPUSORT_PRIVATE_ATTNOS),
+							 gpusort_private(cscan, GPUSORT_PRIVATE_TYPES),
+							 gpusort_private(cscan, GPUSORT_PRIVATE_NULLS_FIRST),
+							 gpusort_private(cscan, GPUSORT_PRIVATE_DESCENDING));
 }
 
 /* LIMIT + OFFSET of a Limit node when both are constants, else -1. */
@@ -254,7 +359,6 @@ scan_workers(SeqScan *scan)
 static Plan *
 parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 {
-	List	   *keys = ((CustomScan *) gpusort)->custom_private;
 	Gather	   *gather;
 	Plan	   *fill;
 	int			workers;
@@ -268,8 +372,7 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 	workers = scan_workers((SeqScan *) child);
 	if (workers <= 0)
 		return child;
-	fill = gpusort_make_fill(child, list_nth(keys, 0), list_nth(keys, 1),
-							 list_nth(keys, 4), list_nth(keys, 5));
+	fill = make_fill_for(gpusort, child);
 	if (fill == child)
 		return child;			/* the workers would send every row up */
 
@@ -300,9 +403,10 @@ rewrite_sort(Sort *sort, int64 bound)
 	Plan	   *gpusort;
 
 	sort->plan.lefttree = rewrite_plan(sort->plan.lefttree, -1);
-	if (!big_enough(&sort->plan))
+	if (!big_enough(&sort->plan) || sort->plan.qual != NIL)
 		return (Plan *) sort;
-	gpusort = make_gpusort(&spec, sort->plan.lefttree, sort->plan.plan_node_id, bound);
+	gpusort = make_gpusort(&spec, &sort->plan, sort->plan.lefttree,
+						   sort->plan.plan_node_id, bound);
 	if (gpusort == NULL)
 		return (Plan *) sort;
 	gpusort->lefttree = parallel_scan_under(gpusort, gpusort->lefttree, bound);
@@ -314,12 +418,14 @@ static Plan *
 rewrite_gather_merge(GatherMerge *gm, int64 bound)
 {
 	Sort	   *sort = (Sort *) gm->plan.lefttree;
-	SortSpec	spec = {&gm->plan, gm->numCols, gm->sortColIdx,
+	SortSpec	spec = {&sort->plan, gm->numCols, gm->sortColIdx,
 	gm->sortOperators, gm->collations, gm->nullsFirst};
 	Gather	   *gather;
 	Plan	   *gpusort = NULL;
 
-	if (!IsA(sort, Sort) || gm->plan.qual != NIL || !big_enough(&gm->plan) ||
+	/* a Sort's own initPlans or qual would have nowhere to go */
+	if (!IsA(sort, Sort) || gm->plan.qual != NIL || sort->plan.qual != NIL ||
+		sort->plan.initPlan != NIL || !big_enough(&gm->plan) ||
 		(bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND))
 		goto keep;
 
@@ -331,7 +437,8 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	gather->plan.parallel_aware = false;
 	gather->plan.parallel_safe = false;
 	gather->plan.plan_node_id = gm->plan.plan_node_id;
-	gather->plan.targetlist = gm->plan.targetlist;	/* Sort's columns = its child's */
+	/* the Sort's child's columns (the Gather Merge's own output may be a projection) */
+	gather->plan.targetlist = gpusort_column_vars(sort->plan.lefttree->targetlist, OUTER_VAR);
 	gather->plan.qual = NIL;
 	gather->plan.lefttree = sort->plan.lefttree;
 	gather->plan.extParam = bms_copy(gm->plan.extParam);
@@ -344,15 +451,12 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	gather->initParam = bms_copy(gm->initParam);
 
 	/* the Gather Merge's initPlans move up to the GpuSort */
-	gpusort = make_gpusort(&spec, (Plan *) gather, sort->plan.plan_node_id, bound);
+	gpusort = make_gpusort(&spec, &gm->plan, (Plan *) gather, sort->plan.plan_node_id, bound);
 	if (gpusort != NULL)
 	{
-		List	   *keys = ((CustomScan *) gpusort)->custom_private;
-
 		/* gpusort.parallel_fill: workers store their rows for the GpuSort */
-		gather->plan.lefttree = gpusort_make_fill(rewrite_plan(gather->plan.lefttree, -1),
-												  list_nth(keys, 0), list_nth(keys, 1),
-												  list_nth(keys, 4), list_nth(keys, 5));
+		gather->plan.lefttree = make_fill_for(gpusort,
+											  rewrite_plan(gather->plan.lefttree, -1));
 		return gpusort;
 	}
 

@@ -1,0 +1,84 @@
+--
+-- Plan shapes where the rewrite maps sort keys and target lists between
+-- nodes: a Gather Merge whose output is a projection of its child Sort's
+-- columns, MergeAppend over partitions, Incremental Sort, subplans, CTEs,
+-- set operations.  Each result equals the native one (same_result); the
+-- EXPLAINs show which node the rewrite left or replaced.
+--
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+SET gpusort.gpu_min_elements = 0;
+SET extra_float_digits = 0;
+\i sql/include/same_result.sql
+
+CREATE TABLE gm_t (a int4, b int4);
+INSERT INTO gm_t SELECT i, i % 100 FROM generate_series(1, 10000) i;
+ANALYZE gm_t;
+
+SET enable_hashagg = off;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+
+-- a Gather Merge's keys number its child Sort's columns (here the third,
+-- b + 1), not its own shorter output: this once crashed the backend
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT count(*), sum(a), sum(c) FROM (SELECT DISTINCT s.a, gm_t.b + 1 AS c
+  FROM gm_t, LATERAL (SELECT gm_t.a FROM generate_series(1, 10)) s) q;
+SELECT count(*), sum(a), sum(c) FROM (SELECT DISTINCT s.a, gm_t.b + 1 AS c
+  FROM gm_t, LATERAL (SELECT gm_t.a FROM generate_series(1, 10)) s) q;
+SELECT same_result('SELECT DISTINCT s.a, gm_t.b + 1 AS c
+  FROM gm_t, LATERAL (SELECT gm_t.a FROM generate_series(1, 10)) s', 'a, c');
+
+-- output expressions computed over the sorted columns
+SELECT same_result('SELECT a * 2 AS x, b + 1 AS y FROM gm_t ORDER BY b + 1, a LIMIT 70000', 'y, x');
+SELECT same_result('SELECT b + 1 AS y FROM gm_t ORDER BY b + 1, a DESC', 'y');
+SELECT same_result('SELECT a, b FROM gm_t ORDER BY a % 7, b DESC, a', 'a % 7, b');
+
+RESET max_parallel_workers_per_gather;
+SET max_parallel_workers_per_gather = 0;
+
+-- MergeAppend over partitions: a partition's Sort becomes a GpuSort
+CREATE TABLE pt (k int4, v int8) PARTITION BY RANGE (k);
+CREATE TABLE pt1 PARTITION OF pt FOR VALUES FROM (0) TO (5000);
+CREATE TABLE pt2 PARTITION OF pt FOR VALUES FROM (5000) TO (10000);
+INSERT INTO pt SELECT i, hashint4(i) FROM generate_series(0, 9999) i;
+ANALYZE pt;
+CREATE INDEX ON pt1 (v);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM pt ORDER BY v LIMIT 9000;
+SELECT same_result('SELECT * FROM pt ORDER BY v LIMIT 9000', 'v');
+RESET enable_seqscan;
+SET enable_partitionwise_aggregate = on;
+SELECT same_result('SELECT * FROM pt ORDER BY k, v', 'k, v');
+SELECT same_result('SELECT v, count(*) FROM pt GROUP BY v ORDER BY v', 'v');
+SELECT same_result('(SELECT v FROM pt1 ORDER BY v) UNION ALL (SELECT v FROM pt2 ORDER BY v DESC)', 'v');
+SELECT same_result('SELECT v FROM pt1 UNION SELECT k FROM pt2', 'v');
+
+-- Incremental Sort stays native; its input's Sort may be replaced
+CREATE INDEX ON gm_t (b);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM gm_t ORDER BY b, a LIMIT 10;
+SELECT same_result('SELECT * FROM gm_t ORDER BY b, a LIMIT 10', 'b, a');
+RESET enable_seqscan;
+DROP INDEX gm_t_b_idx;
+
+-- subplans, initplans and CTEs keep their own Sorts
+SELECT same_result('SELECT a, (SELECT max(x) FROM (SELECT y.a AS x FROM gm_t y
+  WHERE y.b = gm_t.b ORDER BY y.a LIMIT 3) s) FROM gm_t WHERE a < 200 ORDER BY 2, 1', 'max, a');
+SELECT same_result('WITH c AS MATERIALIZED (SELECT * FROM gm_t ORDER BY b DESC, a)
+  SELECT * FROM c ORDER BY a', 'a');
+SELECT same_result('SELECT a FROM gm_t WHERE a > (SELECT percentile_disc(0.5)
+  WITHIN GROUP (ORDER BY b) FROM gm_t) ORDER BY a DESC', 'a');
+
+-- window functions over several orderings, and a merge join
+SELECT same_result('SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY a DESC),
+  sum(a) OVER (ORDER BY b, a) FROM gm_t', 'b, a');
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT same_result('SELECT x.a, y.b FROM gm_t x JOIN gm_t y ON x.a = y.b + 1 ORDER BY 1, 2', 'a, b');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_hashagg;
+DROP TABLE gm_t, pt;
