@@ -13,7 +13,7 @@ DATA = gpusort--1.0.sql
 PGFILEDESC = "gpusort - sorting on NVIDIA GPUs"
 
 REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values gpusort_node \
-	gpusort_algorithms gpusort_plan_shapes
+	gpusort_algorithms gpusort_plan_shapes gpusort_memory
 REGRESS_OPTS = --load-extension=gpusort
 
 SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \

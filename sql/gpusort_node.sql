@@ -197,8 +197,8 @@ SELECT count(*) > 0 AS xml_has_algorithm FROM explain_lines('SELECT i FROM g ORD
 
 RESET gpusort.algorithm;
 
--- a small gpusort.max_memory: the node falls back to PostgreSQL's tuplesort
-SET gpusort.max_memory = 1;
+-- a small gpusort.work_mem (a user may lower gpusort.max_memory): the node falls back to PostgreSQL's tuplesort
+SET gpusort.work_mem = 1;
 CREATE TABLE wide AS SELECT i, repeat(md5(i::text), 20) AS pad FROM generate_series(1, 3000) i;
 SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why FROM explain_json('SELECT * FROM wide ORDER BY i DESC') p;
 SELECT same_result('SELECT * FROM wide ORDER BY i DESC', 'i');
@@ -222,7 +222,7 @@ FETCH BACKWARD 1 FROM n;
 FETCH LAST FROM n;
 FETCH ABSOLUTE 10001 FROM n;
 COMMIT;
-RESET gpusort.max_memory;
+RESET gpusort.work_mem;
 SELECT p ->> 'Algorithm' <> 'tuplesort' AS sorted_without_tuplesort FROM explain_json('SELECT * FROM narrow ORDER BY f, i DESC') p;
 SELECT same_result('SELECT * FROM narrow ORDER BY f, i DESC', 'f, i');
 
@@ -281,12 +281,12 @@ RESET gpusort.gather_leader_scans;
 SET parallel_leader_participation = off;
 -- a memory limit the workers meet part way: the rest of their rows comes
 -- up through the Gather, and the GpuSort hands them all to tuplesort
-SET gpusort.max_memory = '12MB';
+SET gpusort.work_mem = '12MB';
 SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why,
        (p ->> 'Rows Stored by Workers')::int BETWEEN 1 AND 99999 AS workers_stored_some
 FROM explain_json('SELECT * FROM pf ORDER BY d, i') p;
 SELECT same_result('SELECT * FROM pf ORDER BY d, i', 'd, i');
-RESET gpusort.max_memory;
+RESET gpusort.work_mem;
 -- gpusort.parallel_fill = auto: the workers store rows whose columns are all
 -- passed by value (as columns); whole rows (here with a text column) come
 -- up through the Gather

@@ -10,6 +10,7 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 
 #include "gpusort.h"
@@ -75,16 +76,24 @@ sort_array(FunctionCallInfo fcinfo, Oid elemtype)
 			nvalues++;
 		}
 	nnulls = nelems - nvalues;
+	CHECK_FOR_INTERRUPTS();
 
 	codes = gpusort_alloc_huge(nvalues * sizeof(uint32));
 	if (elemtype == INT4OID)
 		gpusort_encode_int4_array((const int32 *) values, nvalues, descending, codes);
 	else
 		gpusort_encode_float4_array((const float4 *) values, nvalues, descending, codes);
+	CHECK_FOR_INTERRUPTS();
 
 	perm = gpusort_alloc_huge(nvalues * sizeof(uint32));
-	gpusort_sort_rows((const uint32 *const *) &codes, 1, nvalues, perm, &run, NULL);
+	if (!gpusort_sort_rows((const uint32 *const *) &codes, 1, nvalues, perm, &run, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("gpu_sort() could not get scratch memory to sort %zu elements.",
+						   nvalues)));
 	pfree(codes);
+	CHECK_FOR_INTERRUPTS();
 
 	/* the result: lower bound 1, NULLs as a block at one end */
 	outsize = (nnulls ? ARR_OVERHEAD_WITHNULLS(1, nelems) : ARR_OVERHEAD_NONULLS(1)) +

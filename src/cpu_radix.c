@@ -14,10 +14,22 @@
 
 #define RADIX 256
 
+/* elements a loop handles between two calls of the interrupt check */
+#define CHECK_EVERY ((size_t) 1 << 20)
+
+/* Calls check (if any) when i starts a new block of CHECK_EVERY elements. */
+static inline void
+maybe_check(size_t i, void (*check) (void))
+{
+	if (check && (i & (CHECK_EVERY - 1)) == 0)
+		check();
+}
+
 /* One stable counting pass: (kin, vin) -> (kout, vout) by digit at shift. */
 static void
 radix_pass(const uint32_t *kin, const uint32_t *vin, uint32_t *kout,
-		   uint32_t *vout, size_t n, int shift, const size_t *count)
+		   uint32_t *vout, size_t n, int shift, const size_t *count,
+		   void (*interrupt_check) (void))
 {
 	size_t		offset[RADIX];
 	size_t		sum = 0;
@@ -30,8 +42,10 @@ radix_pass(const uint32_t *kin, const uint32_t *vin, uint32_t *kout,
 	for (size_t i = 0; i < n; i++)
 	{
 		uint32_t	k = kin[i];
-		size_t		pos = offset[(k >> shift) & (RADIX - 1)]++;
+		size_t		pos;
 
+		maybe_check(i, interrupt_check);
+		pos = offset[(k >> shift) & (RADIX - 1)]++;
 		kout[pos] = k;
 		vout[pos] = vin[i];
 	}
@@ -65,6 +79,7 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 		{
 			uint32_t	k = word[vals[i]];
 
+			maybe_check(i, interrupt_check);
 			keys[i] = k;
 			count[0][k & 0xff]++;
 			count[1][(k >> 8) & 0xff]++;
@@ -80,12 +95,10 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 				continue;		/* every key has this digit */
 			kout = keys == ka ? kb : ka;
 			vout = vals == perm ? vb : perm;
-			radix_pass(keys, vals, kout, vout, n, 8 * p, count[p]);
+			radix_pass(keys, vals, kout, vout, n, 8 * p, count[p], interrupt_check);
 			keys = kout;
 			vals = vout;
 			passes++;
-			if (interrupt_check)
-				interrupt_check();
 		}
 	}
 	if (vals != perm)

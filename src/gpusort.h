@@ -41,6 +41,11 @@ extern int	gpusort_gpu_min_elements;
 extern bool gpusort_enabled;
 extern int	gpusort_min_rows;
 extern int	gpusort_max_memory;	/* MB */
+extern int	gpusort_work_mem;	/* MB; -1: gpusort_max_memory */
+extern bool gpusort_verify_order;
+
+/* The memory one GpuSort node may hold, in bytes (guc.c). */
+extern Size gpusort_memory_limit(void);
 extern int	gpusort_gpu_reorder_min_rows;
 extern int	gpusort_parallel_fill;
 extern bool gpusort_gather_leader_scans;
@@ -98,8 +103,10 @@ typedef struct GpuSortReorder
  * gpusort.algorithm); never fails for lack of a GPU.  Stable except when
  * the GPU quicksort runs (rows with equal keys may then come in any order).
  * reorder (may be NULL) asks the GPU path to put row data in order too.
+ * Returns false, with nothing sorted, only where the CPU path could not get
+ * its scratch memory (cpu_radix_scratch_words(n) words).
  */
-extern void gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n,
+extern bool gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n,
 							  uint32 *perm, GpuSortRun *run, GpuSortReorder *reorder);
 
 #endif

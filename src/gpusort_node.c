@@ -23,6 +23,7 @@
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
+#include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 
 #include "gpusort.h"
@@ -30,6 +31,7 @@
 #include "../kernels/gpusort_kernels.h"
 #include "big_alloc.h"
 #include "column_store.h"
+#include "cpu_radix.h"
 #include "parallel_fill.h"
 #include "sort_keys.h"
 #include "tuple_store.h"
@@ -43,6 +45,12 @@
  */
 #define EMIT_BATCH 512
 #define EMIT_PREFETCH 16
+
+/* why a node hands its rows to the tuplesort (EXPLAIN's "Why") */
+#define ROWS_OVER_BUDGET "rows exceed gpusort.work_mem / gpusort.max_memory"
+
+/* rows moved or checked between two interrupt checks */
+#define ROWS_PER_INTERRUPT_CHECK 16384
 
 /* words per key in the top-k heap: NULL flag, high word, low word */
 #define TOPK_WORDS_PER_KEY 3
@@ -98,6 +106,9 @@ typedef struct GpuSortState
 	/* top-k heap */
 	TopKEntry  *heap;
 	Size		heap_n;
+	Size		heap_bytes;		/* the heap's memory, tuples included */
+
+	Size		limit_bytes;	/* the node's memory budget (gpusort_memory_limit) */
 
 	/* for EXPLAIN ANALYZE */
 	GpuSortRun	run;
@@ -117,6 +128,7 @@ static void rescan(CustomScanState *node);
 static void mark_pos(CustomScanState *node);
 static void restr_pos(CustomScanState *node);
 static void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es);
+static void verify_order(GpuSortState *state);
 
 CustomScanMethods gpusort_scan_methods = {
 	"GpuSort",
@@ -289,6 +301,7 @@ topk_add(GpuSortState *state, TupleTableSlot *slot, TopKEntry *probe)
 		if (topk_cmp(probe, &heap[0], nwords) >= 0)
 			return;				/* not among the best */
 		/* drop the root, sift the probe down from the top */
+		state->heap_bytes -= GetMemoryChunkSpace(heap[0].tuple);
 		pfree(heap[0].tuple);
 		{
 			uint32	   *spare = heap[0].words;
@@ -328,6 +341,7 @@ topk_add(GpuSortState *state, TupleTableSlot *slot, TopKEntry *probe)
 	memcpy(heap[i].words, probe->words, nwords * sizeof(uint32));
 	heap[i].seq = probe->seq;
 	heap[i].tuple = ExecCopySlotMinimalTuple(slot);
+	state->heap_bytes += GetMemoryChunkSpace(heap[i].tuple);
 }
 
 /* ---- tuplesort fallback ---------------------------------------------------- */
@@ -349,21 +363,66 @@ stored_bytes(GpuSortState *state)
 	return (state->columnar ? state->cols.bytes : state->store.bytes) + state->fill_bytes;
 }
 
-/* Move the stored rows and the row in hand (slot, if any) into a tuplesort. */
+/*
+ * Memory a sort of n rows needs besides their keys: the permutation, and
+ * the CPU radix sort's scratch where the CPU sorts them.
+ */
+static Size
+sort_bytes(Size n)
+{
+	return (n + cpu_radix_scratch_words(n)) * sizeof(uint32);
+}
+
+/*
+ * Memory the node holds (or will, to sort n rows) with key word columns of
+ * cap rows: what the budget (state->limit_bytes) is checked against.
+ */
+static Size
+used_bytes(GpuSortState *state, Size n, Size cap, Size key_bytes)
+{
+	return stored_bytes(state) + cap * key_bytes + sort_bytes(n);
+}
+
+/*
+ * Move the stored rows (or the top-k heap's) and the row in hand (slot, if
+ * any) into a tuplesort, which keeps to work_mem and spills to disk.
+ */
 static void
 start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 {
 	TupleDesc	desc = state->slot->tts_tupleDescriptor;
+	int			sortopt = TUPLESORT_RANDOMACCESS;
 
+	if (state->bound >= 0)
+		sortopt |= TUPLESORT_ALLOWBOUNDED;
 	state->fallback_reason = reason;
 	state->tuplesort = tuplesort_begin_heap(desc, state->nkeys, state->attnos,
 											state->sortops, state->collations,
 											state->nulls_first, work_mem, NULL,
-											TUPLESORT_RANDOMACCESS);
-	if (state->columnar)
+											sortopt);
+	/* before the first row, as tuplesort wants it */
+	if (state->bound >= 0)
+		tuplesort_set_bound(state->tuplesort, state->bound);
+	if (state->heap)
+	{
+		for (Size i = 0; i < state->heap_n; i++)
+		{
+			if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
+			ExecStoreMinimalTuple(state->heap[i].tuple, state->slot, false);
+			tuplesort_puttupleslot(state->tuplesort, state->slot);
+		}
+		ExecClearTuple(state->slot);
+		state->heap = NULL;
+		state->heap_n = 0;
+		state->heap_bytes = 0;
+	}
+	else if (state->columnar)
 	{
 		for (Size i = 0; i < state->cols.nrows; i++)
 		{
+			if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
 			column_store_get(&state->cols, i, state->vslot);
 			tuplesort_puttupleslot(state->tuplesort, state->vslot);
 		}
@@ -373,6 +432,8 @@ start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 	{
 		for (Size i = 0; i < state->store.ntuples; i++)
 		{
+			if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
 			ExecStoreMinimalTuple(state->store.tuples[i], state->slot, false);
 			tuplesort_puttupleslot(state->tuplesort, state->slot);
 		}
@@ -477,13 +538,13 @@ static bool fill_reorder(GpuSortReorder *r);
  * more than their random reads save (bench/results).
  */
 static GpuSortReorder *
-prepare_reorder(GpuSortState *state, Size n, Size limit_bytes)
+prepare_reorder(GpuSortState *state, Size n)
 {
 	GpuSortReorder *r;
 	Size		m = state->nresult;
 
 	if (!state->columnar || n < (Size) gpusort_gpu_reorder_min_rows || m == 0 ||
-		stored_bytes(state) * 2 > limit_bytes)
+		used_bytes(state, n, n, key_row_bytes(state)) + stored_bytes(state) > state->limit_bytes)
 		return NULL;
 	r = palloc0(sizeof(GpuSortReorder));
 	r->m = m;
@@ -585,26 +646,31 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 }
 
 /*
+ * Rows the key word columns start with: the planner's estimate, but no
+ * more than this, so that memory follows the rows that arrive (a wrong
+ * estimate costs a few doublings, not a reservation).
+ */
+#define FIRST_KEY_ROWS 65536
+
+/*
  * Room for at least need rows (n rows so far) in the key word columns and
- * the row store: first the planner's estimate (within a quarter of the
- * memory limit, which counts reserved room), then doubling.  False if out
- * of memory.
+ * the row store: first the planner's estimate (up to FIRST_KEY_ROWS), then
+ * doubling, never past what the budget leaves.  False if out of memory.
  */
 static bool
 grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, Size *cap,
-		  Size *key_bytes, Size limit_bytes)
+		  Size *key_bytes)
 {
-	Size		row_bytes,
-				newcap;
+	Size		newcap;
 
 	if (need <= *cap)
 		return true;
 	if (*cap == 0)
 		*key_bytes = key_row_bytes(state);
-	row_bytes = *key_bytes +
-		(state->columnar ? state->cols.natts * sizeof(Datum) : sizeof(MinimalTuple));
 	newcap = *cap ? *cap * 2 :
-		(Size) Max(4096, Min(state->est_rows * 1.05, (double) limit_bytes / 4 / row_bytes));
+		(Size) Max(1024, Min(state->est_rows * 1.05, (double) FIRST_KEY_ROWS));
+	if (used_bytes(state, need, newcap, *key_bytes) > state->limit_bytes)
+		newcap = need + need / 8;	/* the budget decides soon */
 	newcap = Max(newcap, need);
 	if (!grow_key_words(state, kw, n, newcap))
 		return false;
@@ -641,8 +707,7 @@ chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
  * tuplesort like the reading loop.  Returns the new row count.
  */
 static Size
-take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key_bytes,
-				 Size limit_bytes)
+take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key_bytes)
 {
 	FillChunkView v;
 
@@ -657,10 +722,11 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 			elog(ERROR, "GpuSortFill stored rows in another form than GpuSort reads");
 		if (!state->tuplesort)
 		{
-			if (stored_bytes(state) + (v.columnar ? 0 : v.bytes) +
-				(n + m) * (*key_bytes ? *key_bytes : key_row_bytes(state)) > limit_bytes)
-				reason = "rows exceed gpusort.max_memory";
-			else if (!grow_rows(state, kw, n, n + m, cap, key_bytes, limit_bytes))
+			if (used_bytes(state, n + m, Max(*cap, n + m),
+						   *key_bytes ? *key_bytes : key_row_bytes(state)) +
+				(v.columnar ? 0 : v.bytes) > state->limit_bytes)
+				reason = ROWS_OVER_BUDGET;
+			else if (!grow_rows(state, kw, n, n + m, cap, key_bytes))
 				reason = "out of memory for sort keys";
 			else if (!v.columnar && !tuple_store_reserve(&state->store, n + m))
 				reason = "out of memory for rows";
@@ -711,6 +777,68 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 	return n;
 }
 
+/* Start the top-k heap: room for bound rows. */
+static void
+topk_start(GpuSortState *state, TopKEntry *probe)
+{
+	int			nwords = state->nkeys * TOPK_WORDS_PER_KEY;
+	MemoryContext old = MemoryContextSwitchTo(state->sortcxt);
+
+	state->heap = palloc((state->bound + 1) * sizeof(TopKEntry));
+	for (int64 i = 0; i < state->bound; i++)
+		state->heap[i].words = palloc(nwords * sizeof(uint32));
+	probe->words = palloc(nwords * sizeof(uint32));
+	state->heap_bytes = (state->bound + 1) * (sizeof(TopKEntry) + nwords * sizeof(uint32));
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Sort the n stored rows whose key words kw holds (GPU or CPU), or, where
+ * memory for the sort itself runs out, hand them to the tuplesort.
+ */
+static void
+sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
+{
+	MemoryContext oldcxt;
+	int			nwords = 0;
+	const uint32 **words;
+	GpuSortReorder *reorder;
+	bool		sorted;
+
+	/* the permutation, the GPU job's guard and the reorder live in sortcxt */
+	oldcxt = MemoryContextSwitchTo(state->sortcxt);
+	words = palloc((3 * state->nkeys) * sizeof(uint32 *));
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		if (kw[k].nulls)
+			words[nwords++] = kw[k].nulls;
+		if (kw[k].hi)
+			words[nwords++] = kw[k].hi;
+		words[nwords++] = kw[k].lo;
+	}
+	CHECK_FOR_INTERRUPTS();
+
+	state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
+	state->perm = gpusort_alloc_big(state->sortcxt, Max(n, 1) * sizeof(uint32));
+	reorder = state->perm ? prepare_reorder(state, n) : NULL;
+	sorted = state->perm &&
+		gpusort_sort_rows(words, nwords, n, state->perm, &state->run, reorder);
+	MemoryContextSwitchTo(oldcxt);
+	if (!sorted)
+	{
+		/* the rows are still in the stores: the tuplesort takes them */
+		state->perm = NULL;
+		start_tuplesort(state, "out of memory for the sort", NULL);
+		return;
+	}
+	for (int w = 0; w < nwords; w++)
+		if (words[w])
+			pfree((void *) words[w]);
+	pfree(words);
+	if (reorder)
+		finish_reorder(state, reorder);
+}
+
 static void
 sort_input(GpuSortState *state)
 {
@@ -721,33 +849,22 @@ sort_input(GpuSortState *state)
 	Size		cap = 0,
 				n = 0,			/* rows in the store */
 				rows = 0;		/* rows read */
-	Size		limit_bytes = (Size) gpusort_max_memory * 1024 * 1024;
 	instr_time	start;
-	MemoryContext oldcxt;
 	TopKEntry	probe;
-	GpuSortReorder *reorder;
 
 	INSTR_TIME_SET_CURRENT(start);
+	state->limit_bytes = gpusort_memory_limit();
 	init_stores(state);
-	oldcxt = MemoryContextSwitchTo(state->sortcxt);
 	if (topk)
-	{
-		int			nwords = state->nkeys * TOPK_WORDS_PER_KEY;
-
-		state->heap = palloc((state->bound + 1) * sizeof(TopKEntry));
-		for (int64 i = 0; i < state->bound; i++)
-			state->heap[i].words = palloc(nwords * sizeof(uint32));
-		probe.words = palloc(nwords * sizeof(uint32));
-	}
+		topk_start(state, &probe);
 	else
-		kw = palloc0(state->nkeys * sizeof(KeyWords));
-	MemoryContextSwitchTo(oldcxt);
+		kw = MemoryContextAllocZero(state->sortcxt, state->nkeys * sizeof(KeyWords));
 
 	/* the area the Gather's workers store their rows in (parallel_fill.c) */
 	if (state->has_fill)
 		state->fill = fill_area_open(state->css.ss.ps.state->es_query_cxt, state->nkeys,
 									 state->types, state->slot->tts_tupleDescriptor,
-									 state->columnar, topk ? 0 : limit_bytes);
+									 state->columnar, topk ? 0 : state->limit_bytes);
 
 	for (;;)
 	{
@@ -768,9 +885,11 @@ sort_input(GpuSortState *state)
 			probe.seq = rows;
 			topk_add(state, slot, &probe);
 			MemoryContextSwitchTo(old);
+			if (state->heap_bytes > state->limit_bytes)
+				start_tuplesort(state, ROWS_OVER_BUDGET, NULL);
 			continue;
 		}
-		if (n == cap && !grow_rows(state, kw, n, n + 1, &cap, &key_bytes, limit_bytes))
+		if (n == cap && !grow_rows(state, kw, n, n + 1, &cap, &key_bytes))
 		{
 			start_tuplesort(state, "out of memory for sort keys", slot);
 			continue;
@@ -781,14 +900,13 @@ sort_input(GpuSortState *state)
 			continue;
 		}
 		{
-			bool		over = stored_bytes(state) + n * key_bytes > limit_bytes;
+			bool		over = used_bytes(state, n + 1, cap, key_bytes) > state->limit_bytes;
 
 			if (over || !(state->columnar ?
 						  column_store_add_slot(&state->cols, slot) :
 						  tuple_store_add_slot(&state->store, slot)))
 			{
-				start_tuplesort(state, over ? "rows exceed gpusort.max_memory" :
-								"out of memory for rows", slot);
+				start_tuplesort(state, over ? ROWS_OVER_BUDGET : "out of memory for rows", slot);
 				continue;
 			}
 		}
@@ -797,24 +915,14 @@ sort_input(GpuSortState *state)
 	if (state->fill)
 	{
 		fill_area_stop_offering(state->fill);
-		n = take_filled_rows(state, kw, n, &cap, &key_bytes, limit_bytes);
+		n = take_filled_rows(state, kw, n, &cap, &key_bytes);
 		rows += state->fill_rows;
 	}
 	state->rows_in = rows;
+	state->fill_ms = ms_since(start);
 
-	if (state->tuplesort)
+	if (state->heap)
 	{
-		if (state->bound >= 0)
-			tuplesort_set_bound(state->tuplesort, state->bound);
-		state->fill_ms = ms_since(start);
-		tuplesort_performsort(state->tuplesort);
-		state->run.algorithm = "tuplesort";
-		state->run.device_name = "CPU";
-		state->run.reason = state->fallback_reason;
-	}
-	else if (topk)
-	{
-		state->fill_ms = ms_since(start);
 		topk_qsort_nwords = state->nkeys * TOPK_WORDS_PER_KEY;
 		qsort(state->heap, state->heap_n, sizeof(TopKEntry), topk_qsort_cmp);
 		state->nresult = state->heap_n;
@@ -822,38 +930,20 @@ sort_input(GpuSortState *state)
 		state->run.device_name = "CPU";
 		state->run.reason = "small LIMIT";
 	}
-	else
+	else if (!state->tuplesort)
+		sort_stored_rows(state, kw, n);
+
+	if (state->tuplesort)
 	{
-		int			nwords = 0;
-		const uint32 **words;
-
-		/* the permutation, the GPU job's guard and the reorder live in sortcxt */
-		oldcxt = MemoryContextSwitchTo(state->sortcxt);
-		words = palloc((3 * state->nkeys) * sizeof(uint32 *));
-		for (int k = 0; k < state->nkeys; k++)
-		{
-			if (kw[k].nulls)
-				words[nwords++] = kw[k].nulls;
-			if (kw[k].hi)
-				words[nwords++] = kw[k].hi;
-			words[nwords++] = kw[k].lo;
-		}
-		state->fill_ms = ms_since(start);
-		CHECK_FOR_INTERRUPTS();
-
-		state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
-		state->perm = gpusort_alloc_huge(Max(n, 1) * sizeof(uint32));
-		reorder = prepare_reorder(state, n, limit_bytes);
-		gpusort_sort_rows(words, nwords, n, state->perm, &state->run, reorder);
-		for (int w = 0; w < nwords; w++)
-			if (words[w])
-				pfree((void *) words[w]);
-		pfree(words);
-		if (reorder)
-			finish_reorder(state, reorder);
-		MemoryContextSwitchTo(oldcxt);
+		tuplesort_performsort(state->tuplesort);
+		state->run.algorithm = "tuplesort";
+		state->run.device_name = "CPU";
+		state->run.on_gpu = false;
+		state->run.reason = state->fallback_reason;
 	}
 	state->sorted = true;
+	if (gpusort_verify_order && !state->tuplesort)
+		verify_order(state);
 	state->cur = -1;
 	state->emit_done = false;
 	INSTR_TIME_SET_CURRENT(state->emit_start);
@@ -920,6 +1010,57 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 	return ExecStoreMinimalTuple(state->batch_tuples[j], state->slot, false);
 }
 
+/*
+ * gpusort.verify_order: check the order the node hands its rows up in with
+ * PostgreSQL's own comparators (those the native Sort would use); an
+ * ERROR on the first pair of rows out of order.
+ */
+static void
+verify_order(GpuSortState *state)
+{
+	SortSupport ssup = palloc0(state->nkeys * sizeof(SortSupportData));
+	TupleTableSlot *prev = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor,
+													&TTSOpsMinimalTuple);
+
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		ssup[k].ssup_cxt = CurrentMemoryContext;
+		ssup[k].ssup_collation = state->collations[k];
+		ssup[k].ssup_nulls_first = state->nulls_first[k];
+		ssup[k].ssup_attno = state->attnos[k];
+		PrepareSortSupportFromOrderingOp(state->sortops[k], &ssup[k]);
+	}
+	for (Size i = 0; i < state->nresult; i++)
+	{
+		TupleTableSlot *slot = fetch_row(state, i, true);
+
+		if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (int k = 0; i > 0 && k < state->nkeys; k++)
+		{
+			bool		null1,
+						null2;
+			Datum		d1 = slot_getattr(prev, ssup[k].ssup_attno, &null1);
+			Datum		d2 = slot_getattr(slot, ssup[k].ssup_attno, &null2);
+			int			cmp = ApplySortComparator(d1, null1, d2, null2, &ssup[k]);
+
+			if (cmp < 0)
+				break;
+			if (cmp > 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("gpusort: GpuSort handed up rows out of order"),
+						 errdetail("Sorted rows %zu and %zu are out of order on sort key %d (%s path, %s).",
+								   i - 1, i, k + 1, state->run.device_name,
+								   state->run.algorithm)));
+		}
+		ExecCopySlot(prev, slot);
+	}
+	ExecDropSingleTupleTableSlot(prev);
+	pfree(ssup);
+	state->batch_n = 0;			/* emission starts from a fresh batch */
+}
+
 static TupleTableSlot *
 exec_scan(CustomScanState *node)
 {
@@ -978,6 +1119,7 @@ forget_sort(GpuSortState *state)
 	state->tuplesort = NULL;
 	state->heap = NULL;
 	state->heap_n = 0;
+	state->heap_bytes = 0;
 	state->perm = NULL;
 	state->nresult = 0;
 	state->batch_tuples = NULL;

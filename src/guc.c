@@ -9,15 +9,34 @@
 
 #include "gpusort.h"
 
+/* the defaults, named once */
+#define DEFAULT_GPU_MIN_ELEMENTS 32768
+#define DEFAULT_MIN_ROWS 1000
+#define DEFAULT_MAX_MEMORY_MB 2048
+#define DEFAULT_GPU_REORDER_MIN_ROWS 262144
+
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_algorithm_choice = GPUSORT_ALGORITHM_AUTO;
-int			gpusort_gpu_min_elements = 32768;
+int			gpusort_gpu_min_elements = DEFAULT_GPU_MIN_ELEMENTS;
 bool		gpusort_enabled = true;
-int			gpusort_min_rows = 1000;
-int			gpusort_max_memory = 8192;
-int			gpusort_gpu_reorder_min_rows = 262144;
+int			gpusort_min_rows = DEFAULT_MIN_ROWS;
+int			gpusort_max_memory = DEFAULT_MAX_MEMORY_MB;
+int			gpusort_work_mem = -1;
+int			gpusort_gpu_reorder_min_rows = DEFAULT_GPU_REORDER_MIN_ROWS;
 int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_AUTO;
 bool		gpusort_gather_leader_scans = true;
+bool		gpusort_verify_order = false;
+
+Size
+gpusort_memory_limit(void)
+{
+	int			mb = gpusort_max_memory;
+
+	/* a user may lower the DBA's cap for a session, never raise it */
+	if (gpusort_work_mem >= 0 && gpusort_work_mem < mb)
+		mb = gpusort_work_mem;
+	return (Size) mb * 1024 * 1024;
+}
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUSORT_DEVICE_AUTO, false},
@@ -81,7 +100,7 @@ gpusort_define_gucs(void)
 							"Smaller inputs are sorted by the CPU radix sort, which is faster "
 							"there than a round trip to the GPU.",
 							&gpusort_gpu_min_elements,
-							32768,
+							DEFAULT_GPU_MIN_ELEMENTS,
 							0, INT_MAX,
 							PGC_USERSET,
 							0,
@@ -100,22 +119,42 @@ gpusort_define_gucs(void)
 							"Fewest estimated rows for which a Sort is replaced by GpuSort.",
 							NULL,
 							&gpusort_min_rows,
-							1000,
+							DEFAULT_MIN_ROWS,
 							0, INT_MAX,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.max_memory",
-							"Most memory one GpuSort node keeps its rows and keys in.",
-							"Beyond it, or when memory runs out, the node hands its rows to "
-							"PostgreSQL's tuplesort, which spills to disk under work_mem.",
+							"Most memory one GpuSort node may hold, for every session (superuser only).",
+							"Rows, keys, top-k heap, permutation, sort scratch and the workers' "
+							"shared memory count; beyond it, or when memory runs out, the node "
+							"hands its rows to PostgreSQL's tuplesort, which spills to disk.",
 							&gpusort_max_memory,
-							8192,
-							1, INT_MAX,
+							DEFAULT_MAX_MEMORY_MB,
+							1, MAX_KILOBYTES / 1024,
+							PGC_SUSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.work_mem",
+							"Most memory one GpuSort node may hold in this session; -1 uses gpusort.max_memory.",
+							"Any user may set it, but values above gpusort.max_memory have no effect.",
+							&gpusort_work_mem,
+							-1,
+							-1, MAX_KILOBYTES / 1024,
 							PGC_USERSET,
 							GUC_UNIT_MB,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.verify_order",
+							 "Checks each GpuSort's output order with PostgreSQL's comparators (for testing).",
+							 "An ERROR reports the first pair of rows out of order; costs a comparison per row.",
+							 &gpusort_verify_order,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_reorder_min_rows",
 							"Fewest rows for which a GPU sort also moves GpuSort's rows into sorted order.",
@@ -123,7 +162,7 @@ gpusort_define_gucs(void)
 							"back in sorted order, so that they are handed up by sequential reads "
 							"instead of random ones; below it the rows mostly fit in the CPU caches.",
 							&gpusort_gpu_reorder_min_rows,
-							262144,
+							DEFAULT_GPU_REORDER_MIN_ROWS,
 							0, INT_MAX,
 							PGC_USERSET,
 							0,

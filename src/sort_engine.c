@@ -107,14 +107,18 @@ requested_algorithm(void)
 	return GPUSORT_ALGO_AUTO;
 }
 
-static void
+/* The CPU path; false if memory for its scratch space ran out. */
+static bool
 cpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		 GpuSortRun *run)
 {
-	uint32	   *scratch = gpusort_alloc_huge(cpu_radix_scratch_words(n) * sizeof(uint32));
+	uint32	   *scratch = gpusort_alloc_big(CurrentMemoryContext,
+											cpu_radix_scratch_words(n) * sizeof(uint32));
 	instr_time	start,
 				elapsed;
 
+	if (scratch == NULL)
+		return false;
 	INSTR_TIME_SET_CURRENT(start);
 	run->passes = cpu_radix_sort_rows(words, nwords, n, perm, NULL, scratch,
 									  interrupt_check);
@@ -126,6 +130,7 @@ cpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	run->algorithm = "radix";
 	strlcpy(run->algorithm_why, "the CPU path is a radix sort", sizeof(run->algorithm_why));
 	pfree(scratch);
+	return true;
 }
 
 /*
@@ -242,7 +247,7 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	return true;
 }
 
-void
+bool
 gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 				  GpuSortRun *run, GpuSortReorder *reorder)
 {
@@ -286,11 +291,13 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 			elog(DEBUG1, "gpusort: sorted %zu rows on %s (%s) with %s (%s), %d passes",
 				 n, run->device_name, run->reason, run->algorithm, run->algorithm_why,
 				 run->passes);
-			return;
+			return true;
 		}
 	}
 
-	cpu_sort(words, nwords, n, perm, run);
+	if (!cpu_sort(words, nwords, n, perm, run))
+		return false;
 	elog(DEBUG1, "gpusort: sorted %zu rows on the CPU (%s) with %s (%s), %d passes",
 		 n, run->reason, run->algorithm, run->algorithm_why, run->passes);
+	return true;
 }

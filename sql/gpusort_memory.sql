@@ -1,0 +1,86 @@
+--
+-- Memory: one budget per GpuSort node (gpusort.max_memory, set by a
+-- superuser; gpusort.work_mem, which any user may set lower), the top-k
+-- heap counted against it, and the tuplesort fallback past it.  Also
+-- gpusort.verify_order, and invalid settings.
+--
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+SET gpusort.gpu_min_elements = 0;
+SET max_parallel_workers_per_gather = 0;
+\i sql/include/same_result.sql
+\i sql/include/explain_json.sql
+
+-- every GpuSort below checks its own order with PostgreSQL's comparators
+SET gpusort.verify_order = on;
+
+CREATE TABLE m (id int4, k int4, pad text);
+INSERT INTO m SELECT i, hashint4(i) % 1000, repeat(md5(i::text), 10)
+FROM generate_series(1, 20000) i;
+ANALYZE m;
+
+-- the top-k heap keeps to the budget: past it, the bounded tuplesort
+SET gpusort.work_mem = 1;
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why
+FROM explain_json('SELECT * FROM m ORDER BY k, id LIMIT 10000') j,
+     LATERAL (SELECT j -> 'Plans' -> 0) x(p);
+SELECT same_result('SELECT * FROM m ORDER BY k, id LIMIT 10000', 'k, id');
+SELECT same_result('SELECT * FROM m ORDER BY k DESC, id LIMIT 10 OFFSET 19980', 'k, id');
+-- and a full sort past it
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why
+FROM explain_json('SELECT * FROM m ORDER BY id DESC') p;
+SELECT same_result('SELECT * FROM m ORDER BY k, id', 'k, id');
+RESET gpusort.work_mem;
+-- within the budget
+SELECT p ->> 'Algorithm' AS algorithm FROM explain_json('SELECT * FROM m ORDER BY k, id LIMIT 10000') j,
+     LATERAL (SELECT j -> 'Plans' -> 0) x(p);
+SELECT p ->> 'Algorithm' <> 'tuplesort' AS not_tuplesort FROM explain_json('SELECT * FROM m ORDER BY k, id') p;
+SELECT same_result('SELECT * FROM m ORDER BY k, id', 'k, id');
+
+-- only a superuser may raise gpusort.max_memory; a user's gpusort.work_mem
+-- above it has no effect
+CREATE ROLE gpusort_user;
+GRANT SELECT ON m TO gpusort_user;
+SET gpusort.max_memory = 1;
+SET ROLE gpusort_user;
+SET gpusort.max_memory = '1TB';
+SET gpusort.verify_order = off;
+SET gpusort.work_mem = '1TB';
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why FROM explain_json('SELECT * FROM m ORDER BY k, id') p;
+RESET gpusort.work_mem;
+RESET ROLE;
+RESET gpusort.max_memory;
+REVOKE SELECT ON m FROM gpusort_user;
+DROP ROLE gpusort_user;
+
+-- invalid settings: clear errors, the old value stays
+SET gpusort.work_mem = -2;
+SET gpusort.work_mem = 'lots';
+SET gpusort.max_memory = 0;
+SET gpusort.min_rows = -1;
+SET gpusort.gpu_min_elements = 1e12;
+SET gpusort.device = 'tpu';
+SET gpusort.algorithm = 'bogo';
+SET gpusort.parallel_fill = 'maybe';
+SET gpusort.enabled = 'perhaps';
+SET gpusort.no_such_setting = 1;
+SHOW gpusort.work_mem;
+SHOW gpusort.device;
+
+-- 100 sorts in one session: the backend's memory does not grow
+CREATE FUNCTION backend_bytes() RETURNS bigint LANGUAGE sql AS
+$$ SELECT sum(total_bytes)::bigint FROM pg_backend_memory_contexts $$;
+CREATE TEMP TABLE mem (round int, bytes bigint);
+DO $$
+BEGIN
+  FOR r IN 1..100 LOOP
+    PERFORM count(*) FROM (SELECT * FROM m ORDER BY k, id) s;
+    PERFORM count(*) FROM (SELECT * FROM m ORDER BY id DESC LIMIT 5000) s;
+    IF r IN (10, 100) THEN
+      INSERT INTO mem SELECT r, backend_bytes();
+    END IF;
+  END LOOP;
+END $$;
+SELECT (SELECT bytes FROM mem WHERE round = 100) - (SELECT bytes FROM mem WHERE round = 10)
+       < 256 * 1024 AS no_growth;
+DROP TABLE m;
