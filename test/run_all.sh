@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # test/run_all.sh -- every test: set-up (test/setup.sh), the unit tests, the
-# kernel test program (prints "skipped: no GPU" without one) and pg_regress
-# (make installcheck) on a scratch cluster.  Exit status 0 when all passed.
+# kernel test program (prints "skipped: no GPU" without one), pg_regress
+# (make installcheck) on a scratch cluster, the reliability suite (TAP tests
+# in test/t/, test/tap.sh) and PostgreSQL's own regression suite with every
+# eligible Sort replaced (test/pg_core_regress.sh).  Exit status 0 when all
+# passed.
 #
 #   KERNEL_TEST_MAX_N   largest size the kernel test program sorts (default 2^24)
 set -euo pipefail
@@ -49,4 +52,11 @@ if ! make -s installcheck PG_CONFIG="$PG_CONFIG"; then
 	[ -f regression.diffs ] && cat regression.diffs
 	exit 1
 fi
+cluster_stop
+
+echo "== reliability suite (TAP tests in test/t/)"
+bash test/tap.sh
+
+echo "== PostgreSQL's own regression suite, natively and with every eligible Sort replaced"
+bash test/pg_core_regress.sh
 echo "== all tests passed"

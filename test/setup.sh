@@ -5,7 +5,8 @@
 # Installed software is detected by its files, not by package names, so a
 # PostgreSQL unpacked from a tarball (see shared/gpu-host) is used as is.
 # Missing pieces come from Debian's packages: postgresql-15 (server) and
-# postgresql-server-dev-15 (headers, PGXS), gcc and make.
+# postgresql-server-dev-15 (headers, PGXS, PostgreSQL's TAP modules), gcc,
+# make and perl's IPC::Run (libipc-run-perl, for the TAP tests).
 # The CUDA toolkit is used when nvcc is found (NVCC, CUDA_HOME or PATH);
 # without it a CPU-only library is built.
 set -euo pipefail
@@ -28,6 +29,9 @@ missing=()
 pg_ready || missing+=("postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR")
 command -v gcc >/dev/null || missing+=(gcc)
 command -v make >/dev/null || missing+=(make)
+# the reliability suite (test/tap.sh): perl's IPC::Run and prove
+perl -MIPC::Run -e1 2>/dev/null || missing+=(libipc-run-perl)
+command -v prove >/dev/null || missing+=(perl)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "setup: installing ${missing[*]}"
 	$SUDO apt-get update -qq

@@ -1,0 +1,163 @@
+# Cancel and timeout at many points of a large GpuSort -- while it takes in
+# rows, while it sorts, while it hands rows up -- by statement_timeout,
+# pg_cancel_backend and pg_terminate_backend.  Each must take effect within
+# 0.2 s; the session that was cancelled holds no more memory than before
+# (memory contexts; device memory on a GPU host) and its next query sorts
+# with GpuSort again (on the GPU where there is one).
+use strict;
+use warnings;
+
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time usleep);
+use GpuSortTest;
+
+my $rows = $ENV{GPUSORT_TAP_CANCEL_ROWS} // 2000000;
+my $max_lag = 0.2;
+
+my $node = GpuSortTest::new_node('cancel', qq{
+max_parallel_workers_per_gather = 0
+gpusort.gpu_min_elements = 0
+});
+my $gpu = GpuSortTest::has_gpu($node);
+note(($gpu ? 'GPU present' : 'no GPU: the CPU path') . ", $rows rows");
+
+$node->safe_psql('postgres', qq{
+CREATE TABLE t AS
+SELECT i AS id, hashint4(i) % 100000 AS k,
+       timestamptz '2020-01-01' + (hashint4(i + 1) % 10000000) * interval '1 second' AS ts,
+       md5(i::text) || md5((i + 1)::text) AS pad
+FROM generate_series(1, $rows) i;
+VACUUM ANALYZE t;
+});
+my $query = 'SELECT count(*) FROM (SELECT * FROM t ORDER BY ts DESC, id OFFSET 0) s';
+
+# the phases of one run, to aim at each of them
+my $json = $node->safe_psql('postgres',
+	"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) $query");
+my %ms;
+for my $field ('Fill Time', 'To Device Time', 'Sort Time', 'From Device Time', 'Emit Time')
+{
+	($ms{$field}) = $json =~ /"$field": ([\d.]+)/;
+	die "no $field in EXPLAIN: $json" unless defined $ms{$field};
+}
+my $fill = $ms{'Fill Time'} / 1000;
+my $sort = ($ms{'To Device Time'} + $ms{'Sort Time'} + $ms{'From Device Time'}) / 1000;
+my $emit = $ms{'Emit Time'} / 1000;
+
+# a session that stays open, to measure memory and its next query
+my $session = $node->background_psql('postgres', on_error_stop => 0);
+my $mem_sql = 'SELECT sum(total_bytes) FROM pg_backend_memory_contexts';
+$session->query_safe($query);	# warm: the GPU opened, caches filled
+my $start = time();
+$session->query_safe($query);
+my $scale = (time() - $start) / ($fill + $sort + $emit);	# EXPLAIN's own cost out
+note(sprintf('phases: fill %.3f s, sort %.3f s, emit %.3f s (EXPLAIN ANALYZE); '
+	  . 'the query alone %.3f s', $fill, $sort, $emit, $scale * ($fill + $sort + $emit)));
+my %points = (
+	'intake (early)' => $scale * $fill * 0.3,
+	'intake (late)' => $scale * $fill * 0.8,
+	'sort' => $scale * ($fill + $sort * 0.5),
+	'emission' => $scale * ($fill + $sort + $emit * 0.4));
+my $mem_before = $session->query_safe($mem_sql);
+my $gpu_before = $gpu ? GpuSortTest::gpu_memory_used_mb() : undef;
+
+my @lags;
+for my $point (sort keys %points)
+{
+	my $at = $points{$point};
+
+	# statement_timeout, in the open session
+	$session->query_safe(sprintf('SET statement_timeout = %d', $at * 1000));
+	$start = time();
+	$session->query($query);
+	my $lag = time() - $start - $at;
+	like($session->{stderr}, qr/canceling statement due to statement timeout/,
+		"statement_timeout at $point cancels");
+	$session->{stderr} = '';	# BackgroundPsql keeps it otherwise
+	$session->query_safe('RESET statement_timeout');
+	push @lags, [ "statement_timeout, $point", $lag ];
+
+	# pg_cancel_backend and pg_terminate_backend, from another session
+	for my $how ('pg_cancel_backend', 'pg_terminate_backend')
+	{
+		my ($stdout, $stderr) = ('', '');
+		my $h = IPC::Run::start(
+			[ 'psql', '-X', '-d', $node->connstr('postgres'), '-c', $query ],
+			'>', \$stdout, '2>', \$stderr);
+		my $pid;
+		my $t0 = time();
+		while (!$pid)
+		{
+			$pid = $node->safe_psql('postgres',
+				"SELECT pid FROM pg_stat_activity WHERE query = '$query' AND state = 'active'");
+			die 'query not seen running' if time() - $t0 > 30;
+		}
+		my $wait = $at - (time() - $t0);
+		usleep($wait * 1e6) if $wait > 0;
+		my $canceller = $node->background_psql('postgres');
+		my $sent = time();
+		$canceller->query_safe("SELECT $how($pid)");
+		$h->finish;
+		my $lag2 = time() - $sent;
+		$canceller->quit;
+		like($stderr,
+			$how eq 'pg_cancel_backend' ? qr/canceling statement due to user request/
+			: qr/terminating connection due to administrator command|server closed the connection/,
+			"$how at $point ends the query");
+		push @lags, [ "$how, $point", $lag2 ];
+	}
+}
+
+# gpu_sort() on a large array: statement_timeout halfway through
+my $elements = $ENV{GPUSORT_TAP_ARRAY_ELEMENTS} // 20000000;
+$node->safe_psql('postgres',
+	"CREATE TABLE arr AS SELECT array_agg(hashint4(i)) AS a FROM generate_series(1, $elements) i");
+my $array_query = 'SELECT cardinality(gpu_sort(a)) FROM arr';
+$start = time();
+is($session->query_safe($array_query), $elements, "gpu_sort() of $elements elements");
+my $array_s = time() - $start;
+for my $fraction (0.3, 0.6, 0.9)
+{
+	my $at = $array_s * $fraction;
+	$session->query_safe(sprintf('SET statement_timeout = %d', $at * 1000));
+	$start = time();
+	$session->query($array_query);
+	my $lag = time() - $start - $at;
+	like($session->{stderr}, qr/canceling statement due to statement timeout/,
+		"statement_timeout at $fraction of gpu_sort() cancels");
+	$session->{stderr} = '';
+	$session->query_safe('RESET statement_timeout');
+	push @lags, [ sprintf('gpu_sort() of %d, at %.1f of %.3f s', $elements, $fraction, $array_s),
+		$lag ];
+}
+
+for my $l (@lags)
+{
+	note(sprintf('%-45s %.3f s', $l->[0], $l->[1]));
+	cmp_ok($l->[1], '<', $max_lag, "$l->[0]: within $max_lag s");
+}
+
+# no memory left behind by the cancelled sorts, and the next query sorts as before
+my $mem_after = $session->query_safe($mem_sql);
+note("backend memory contexts: $mem_before bytes before the cancels, $mem_after after");
+cmp_ok($mem_after, '<=', $mem_before + 1024 * 1024, 'no host memory left behind');
+my $next = $session->query_safe(
+	"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) $query");
+like($next, qr/"Algorithm": "radix"|"Algorithm": "quicksort"|"Algorithm": "bitonic"/,
+	'the next query in the session sorts with GpuSort');
+like($next, $gpu ? qr/"On GPU": true/ : qr/"On GPU": false/,
+	$gpu ? 'on the GPU' : 'on the CPU path (no GPU)');
+SKIP:
+{
+	skip 'no GPU (nvidia-smi)', 1 unless defined $gpu_before;
+	my $gpu_after = GpuSortTest::gpu_memory_used_mb();
+	note("device memory used: $gpu_before MB before the cancels, $gpu_after MB after");
+	cmp_ok($gpu_after, '<=', $gpu_before + 64, 'no device memory left behind');
+}
+$session->quit;
+unlike(slurp_file($node->logfile), qr/terminated by signal|PANIC|TRAP/, 'no crash in the log');
+$node->stop;
+done_testing();

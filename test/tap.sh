@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# test/tap.sh -- the reliability suite: the TAP tests in test/t/ (or those
+# named as arguments), run with PostgreSQL's own TAP modules
+# (PostgreSQL::Test::Cluster) against the installed server and gpusort.
+# Each test makes its own scratch clusters.  As root, the tests run as user
+# $GPUSORT_CLUSTER_USER (default gpusort), since PostgreSQL refuses root.
+#
+#   bash test/tap.sh [test/t/NNN_name.pl ...]
+#
+# Needs PG_CONFIG (test/env.sh finds it), gpusort installed (test/setup.sh),
+# perl's IPC::Run (Debian: libipc-run-perl) and prove.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source test/env.sh
+
+pgxs_dir=$(dirname "$("$PG_CONFIG" --pgxs)")/../..
+bindir=$("$PG_CONFIG" --bindir)
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=(test/t/*.pl)
+
+run=()
+testdir=$(mktemp -d /tmp/gpusort-tap.XXXXXX)
+if [ "$(id -u)" = 0 ]; then
+	user=${GPUSORT_CLUSTER_USER:-gpusort}
+	id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/sh "$user"
+	chown "$user" "$testdir"
+	run=(runuser -u "$user" --)
+fi
+chmod 755 "$testdir"
+cp -r test/t "$testdir/t"
+chmod -R a+rX "$testdir/t"
+keep=${GPUSORT_TAP_KEEP:-}
+status=0
+(cd "$testdir" && "${run[@]}" env PATH="$bindir:$PATH" TESTDIR="$testdir" \
+	PG_REGRESS="$pgxs_dir/src/test/regress/pg_regress" \
+	prove -I "$pgxs_dir/src/test/perl" -I t --timer ${PROVE_FLAGS:-} "${tests[@]/#test\//}") || status=$?
+if [ $status -ne 0 ] || [ -n "$keep" ]; then
+	echo "tap: logs in $testdir/tmp_check/log"
+else
+	rm -rf "$testdir"
+fi
+exit $status
