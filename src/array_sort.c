@@ -17,6 +17,9 @@
 #include "big_alloc.h"
 #include "key_encoding.h"
 
+/* elements copied between two interrupt checks */
+#define ELEMENTS_PER_INTERRUPT_CHECK (1 << 20)
+
 PG_FUNCTION_INFO_V1(gpu_sort_int4);
 PG_FUNCTION_INFO_V1(gpu_sort_float4);
 
@@ -69,21 +72,29 @@ sort_array(FunctionCallInfo fcinfo, Oid elemtype)
 	/* compact copy of the non-NULL values (4-byte, int-aligned, by value) */
 	values = gpusort_alloc_huge(nelems * sizeof(uint32));
 	for (size_t i = 0; i < nelems; i++)
+	{
+		if (i % ELEMENTS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (!element_is_null(bitmap, i))
 		{
 			/* NULLs take no space in the data area */
 			values[nvalues] = data[nvalues];
 			nvalues++;
 		}
+	}
 	nnulls = nelems - nvalues;
-	CHECK_FOR_INTERRUPTS();
 
 	codes = gpusort_alloc_huge(nvalues * sizeof(uint32));
-	if (elemtype == INT4OID)
-		gpusort_encode_int4_array((const int32 *) values, nvalues, descending, codes);
-	else
-		gpusort_encode_float4_array((const float4 *) values, nvalues, descending, codes);
-	CHECK_FOR_INTERRUPTS();
+	for (size_t i = 0; i < nvalues; i += ELEMENTS_PER_INTERRUPT_CHECK)
+	{
+		size_t		m = Min(nvalues - i, ELEMENTS_PER_INTERRUPT_CHECK);
+
+		CHECK_FOR_INTERRUPTS();
+		if (elemtype == INT4OID)
+			gpusort_encode_int4_array((const int32 *) values + i, m, descending, codes + i);
+		else
+			gpusort_encode_float4_array((const float4 *) values + i, m, descending, codes + i);
+	}
 
 	perm = gpusort_alloc_huge(nvalues * sizeof(uint32));
 	if (!gpusort_sort_rows((const uint32 *const *) &codes, 1, nvalues, perm, &run, NULL))
@@ -116,7 +127,11 @@ sort_array(FunctionCallInfo fcinfo, Oid elemtype)
 	}
 	outdata = (uint32 *) ARR_DATA_PTR(out);
 	for (size_t i = 0; i < nvalues; i++)
+	{
+		if (i % ELEMENTS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
 		outdata[i] = values[perm[i]];
+	}
 
 	pfree(values);
 	pfree(perm);
