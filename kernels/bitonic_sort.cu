@@ -444,9 +444,11 @@ bitonic_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n, bool positions, void
 					n32 = (uint32_t) n,
 					size32 = (uint32_t) size;
 		void	   *args[] = {&kin, &vin, &k, &v, &kout, &vout, &n32, &size32, &flag};
-		cudaError_t err = cudaLaunchCooperativeKernel((const void *) bitonic_grid_kernel<K>,
-													  chunks, BITONIC_CHUNK_THREADS, args, 0,
-													  stream);
+		cudaError_t err = injected_fault("cudaLaunchCooperativeKernel(bitonic_grid_kernel)");
+
+		if (err == cudaSuccess)
+			err = cudaLaunchCooperativeKernel((const void *) bitonic_grid_kernel<K>,
+											  chunks, BITONIC_CHUNK_THREADS, args, 0, stream);
 
 		if (err == cudaSuccess)
 			return GPUSORT_OK;

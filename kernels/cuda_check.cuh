@@ -7,14 +7,28 @@
 
 #include <cuda_runtime.h>
 #include "gpusort_kernels.h"
+#include "gpusort_test_hooks.h"
 
 /* Record a failed CUDA call and map its code onto a gpusort_status. */
 gpusort_status gpusort_from_cuda(cudaError_t err, const char *what);
 
-/* Evaluate a CUDA call; on failure return its gpusort_status from the caller. */
+/* The failure a test hook injects into the call `what`; cudaSuccess: none. */
+static inline cudaError_t
+injected_fault(const char *what)
+{
+	return gpusort_test_hooks.cuda_fault == NULL ? cudaSuccess :
+		(cudaError_t) gpusort_test_hooks.cuda_fault(what);
+}
+
+/*
+ * Evaluate a CUDA call (unless a test hook fails it first); on failure
+ * return its gpusort_status from the caller.
+ */
 #define CUDA_TRY(call) \
 	do { \
-		cudaError_t cuda_try_err_ = (call); \
+		cudaError_t cuda_try_err_ = injected_fault(#call); \
+		if (cuda_try_err_ == cudaSuccess) \
+			cuda_try_err_ = (call); \
 		if (cuda_try_err_ != cudaSuccess) \
 			return gpusort_from_cuda(cuda_try_err_, #call); \
 	} while (0)

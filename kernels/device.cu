@@ -9,6 +9,9 @@
 #include "cuda_check.cuh"
 #include "device_smem.cuh"
 
+/* Set by test programs only (gpusort_test_hooks.h). */
+gpusort_test_hooks_t gpusort_test_hooks;
+
 /* Text of the last CUDA failure.  Backends are single-threaded; tests too. */
 static char last_detail[512];
 

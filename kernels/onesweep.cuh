@@ -548,7 +548,10 @@ onesweep_first_read_wait(cudaStream_t stream, const first_read_summary **summary
 			break;
 		if (polls % 64 == 0)
 		{
-			cudaError_t e = cudaStreamQuery(stream);
+			cudaError_t e = injected_fault("cudaStreamQuery(first read)");
+
+			if (e == cudaSuccess)
+				e = cudaStreamQuery(stream);
 
 			if (e == cudaSuccess)
 			{

@@ -368,8 +368,10 @@ struct DeviceBuffers
 	template <typename T>
 	cudaError_t alloc(int i, T **out, size_t bytes)
 	{
-		cudaError_t err = cudaMalloc(&p[i], bytes ? bytes : 1);
+		cudaError_t err = injected_fault("cudaMalloc(DeviceBuffers)");
 
+		if (err == cudaSuccess)
+			err = cudaMalloc(&p[i], bytes ? bytes : 1);
 		*out = (T *) p[i];
 		return err;
 	}

@@ -28,10 +28,14 @@ if [ "$(id -u)" = 0 ]; then
 fi
 chmod 755 "$testdir"
 cp -r test/t "$testdir/t"
-chmod -R a+rX "$testdir/t"
+# the test-only fault-injection module of 005_faults.pl
+make -s -C test/fault_injection PG_CONFIG="$PG_CONFIG"
+cp test/fault_injection/gpusort_fault_injection.so "$testdir/"
+chmod -R a+rX "$testdir"
 keep=${GPUSORT_TAP_KEEP:-}
 status=0
 (cd "$testdir" && "${run[@]}" env PATH="$bindir:$PATH" TESTDIR="$testdir" \
+	GPUSORT_FAULT_LIB="$testdir/gpusort_fault_injection.so" \
 	PG_REGRESS="$pgxs_dir/src/test/regress/pg_regress" \
 	prove -I "$pgxs_dir/src/test/perl" -I t --timer ${PROVE_FLAGS:-} "${tests[@]/#test\//}") || status=$?
 if [ $status -ne 0 ] || [ -n "$keep" ]; then

@@ -1,0 +1,68 @@
+/*
+ * gpusort_fault_injection.c -- a test-only PostgreSQL module that makes the
+ * CUDA calls of a loaded gpusort fail on demand, through the kernel
+ * library's test hooks (kernels/gpusort_test_hooks.h).  Used by
+ * test/t/005_faults.pl; never installed.
+ *
+ *   LOAD '.../gpusort_fault_injection.so';   -- after gpusort is loaded
+ *   SELECT gpusort_fault_inject(n, code);     -- the n-th checked CUDA call
+ *                                             -- from now fails with code
+ *   SELECT gpusort_fault_calls();             -- checked calls seen since
+ *   SELECT gpusort_fault_last();              -- the call that was failed
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+
+#include "gpusort_test_hooks.h"
+
+PG_MODULE_MAGIC;
+
+static int	calls;				/* checked CUDA calls since the last inject */
+static int	fail_at;			/* 0: none */
+static int	fail_code;
+static char last_failed[256];
+
+static int
+cuda_fault(const char *call)
+{
+	if (++calls != fail_at)
+		return 0;
+	strlcpy(last_failed, call, sizeof(last_failed));
+	return fail_code;
+}
+
+static gpusort_test_hooks_t *
+hooks(void)
+{
+	/* gpusort's own copy of the symbol, wherever it was loaded */
+	return (gpusort_test_hooks_t *)
+		load_external_function("$libdir/gpusort", "gpusort_test_hooks", true, NULL);
+}
+
+PG_FUNCTION_INFO_V1(gpusort_fault_inject);
+Datum
+gpusort_fault_inject(PG_FUNCTION_ARGS)
+{
+	calls = 0;
+	fail_at = PG_GETARG_INT32(0);
+	fail_code = PG_GETARG_INT32(1);
+	last_failed[0] = '\0';
+	hooks()->cuda_fault = cuda_fault;
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(gpusort_fault_calls);
+Datum
+gpusort_fault_calls(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(calls);
+}
+
+PG_FUNCTION_INFO_V1(gpusort_fault_last);
+Datum
+gpusort_fault_last(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(last_failed));
+}
