@@ -217,7 +217,10 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 	static sort_look look;	/* auto's look at the keys */
 
 	if (n <= BITONIC_BENCH_MAX_N && bitonic_temp_bytes(n, sizeof(K)))
+	{
 		CK(cudaMalloc(&bitonic_temp, bitonic_temp_bytes(n, sizeof(K))));
+		GS(bitonic_temp_clear(bitonic_temp, bitonic_temp_bytes(n, sizeof(K)), 0));
+	}
 	CK(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys[0], keys[1], vals[0], vals[1],
 									   (int64_t) n));
 	CK(cudaMalloc(&cub_temp, cub_bytes));

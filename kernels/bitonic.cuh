@@ -391,7 +391,9 @@ bitonic_regs_network(K *k, uint32_t *v, K *sk, uint32_t *sv, bool idle, bool pad
 
 /*
  * Device-level bitonic sort of n pairs: keys[0]/vals[0] in (vals_are_positions:
- * payload i is i), the result in keys[1]/vals[1].  temp: bitonic_temp_bytes.
+ * payload i is i), the result in keys[1]/vals[1].  temp: bitonic_temp_bytes,
+ * made ready once after allocation by bitonic_temp_clear(temp,
+ * bitonic_temp_bytes(n, ...)), for sorts of that n.
  * Pairs already in order skip the network: in one block, ascending or
  * strictly descending ones; beyond a block, ascending ones (the copy into
  * the padded buffers notes any pair out of order; without one the single
@@ -400,6 +402,7 @@ bitonic_regs_network(K *k, uint32_t *v, K *sk, uint32_t *sv, bool idle, bool pad
  * Defined in bitonic_sort.cu for uint32_t and uint64_t keys.
  */
 size_t		bitonic_temp_bytes(size_t n, int key_bytes);
+gpusort_status bitonic_temp_clear(void *temp, size_t bytes, cudaStream_t stream);
 
 template <typename K>
 gpusort_status bitonic_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n,

@@ -92,8 +92,9 @@ bitonic_one_block_kernel(const K *kin, const uint32_t *vin, K *kout, uint32_t *v
 /*
  * The word after a sort's padded buffers: nonzero once a pair out of order
  * was seen (the pad kernel sets it, the unpad kernel clears it for the next
- * sort).  Any value it holds before the pad kernel is safe: a stale nonzero
- * only costs the network on pairs in order.
+ * sort).  bitonic_temp_clear zeroes it once after allocation, so that no
+ * kernel reads memory nothing wrote; a stale nonzero would only cost the
+ * network on pairs in order.
  */
 struct bitonic_order_flag
 {
@@ -372,6 +373,16 @@ bitonic_temp_bytes(size_t n, int key_bytes)
 {
 	return n <= BITONIC_BLOCK_PAIRS ? 0 :
 		pow2_at_least(n) * (key_bytes + sizeof(uint32_t)) + sizeof(bitonic_order_flag);
+}
+
+gpusort_status
+bitonic_temp_clear(void *temp, size_t bytes, cudaStream_t stream)
+{
+	/* the flag is the buffer's last bytes (bitonic_temp_bytes) */
+	if (bytes >= sizeof(bitonic_order_flag))
+		CUDA_TRY(cudaMemsetAsync((char *) temp + bytes - sizeof(bitonic_order_flag), 0,
+								 sizeof(bitonic_order_flag), stream));
+	return GPUSORT_OK;
 }
 
 /* Launch bitonic_one_block_kernel<K, SIZE> on n <= SIZE pairs. */

@@ -313,7 +313,11 @@ gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm requested)
 		size_t		bytes = bitonic_temp_bytes(n, kb);
 
 		if (bytes && job->d_bitonic == NULL)
+		{
 			CUDA_TRY(cudaMalloc(&job->d_bitonic, bytes));
+			if ((st = bitonic_temp_clear(job->d_bitonic, bytes, 0)) != GPUSORT_OK)
+				return st;
+		}
 		if (job->nwords == 2)
 			st = bitonic_sort_pairs((uint64_t **) job->d_keys, job->d_vals, n, true,
 									job->d_bitonic, 0);
