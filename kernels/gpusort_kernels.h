@@ -142,6 +142,9 @@ typedef struct gpusort_timing
  */
 typedef struct gpusort_job gpusort_job;
 
+/* The most rows one job sorts. */
+size_t		gpusort_job_max_rows(void);
+
 /* Device memory a job of n rows and nwords key words will allocate. */
 size_t		gpusort_job_device_bytes(size_t n, int nwords);
 

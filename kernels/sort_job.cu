@@ -90,6 +90,12 @@ job_key_bytes(int nwords)
 }
 
 size_t
+gpusort_job_max_rows(void)
+{
+	return ONESWEEP_MAX_N;
+}
+
+size_t
 gpusort_job_device_bytes(size_t n, int nwords)
 {
 	size_t		words = nwords > 1 ? (size_t) nwords * n * sizeof(uint32_t) : 0;

@@ -100,7 +100,7 @@ typedef struct GpuSortState
 	/* parallel fill: GpuSort -> Gather -> GpuSortFill (parallel_fill.c) */
 	bool		has_fill;
 	FillArea   *fill;			/* the workers' chunks; NULL: none */
-	Size		fill_bytes;		/* of chunks whose tuples the store points into */
+	Size		fill_bytes;		/* workers' chunks taken (freed only with the area) */
 	Size		fill_rows;		/* rows the workers stored */
 
 	/* top-k heap */
@@ -722,10 +722,13 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 			elog(ERROR, "GpuSortFill stored rows in another form than GpuSort reads");
 		if (!state->tuplesort)
 		{
+			/* the chunk stays in shared memory until the area closes */
 			if (used_bytes(state, n + m, Max(*cap, n + m),
 						   *key_bytes ? *key_bytes : key_row_bytes(state)) +
-				(v.columnar ? 0 : v.bytes) > state->limit_bytes)
+				v.bytes > state->limit_bytes)
 				reason = ROWS_OVER_BUDGET;
+			else if (n + m > (Size) PG_UINT32_MAX)
+				reason = "more rows than 32-bit row positions hold";
 			else if (!grow_rows(state, kw, n, n + m, cap, key_bytes))
 				reason = "out of memory for sort keys";
 			else if (!v.columnar && !tuple_store_reserve(&state->store, n + m))
@@ -766,12 +769,11 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 			memcpy(kw[k].lo + n, v.lo[k], m * sizeof(uint32));
 		}
 		if (!v.columnar)
-		{
 			for (Size i = 0; i < m; i++)
 				(void) tuple_store_add_external(&state->store,
 												(MinimalTuple) (v.data + v.tuple_off[i]));
-			state->fill_bytes += v.bytes;
-		}
+		/* columns were copied out, but the chunk is only freed with the area */
+		state->fill_bytes += v.bytes;
 		n += m;
 	}
 	return n;
@@ -887,6 +889,12 @@ sort_input(GpuSortState *state)
 			MemoryContextSwitchTo(old);
 			if (state->heap_bytes > state->limit_bytes)
 				start_tuplesort(state, ROWS_OVER_BUDGET, NULL);
+			continue;
+		}
+		if (n == (Size) PG_UINT32_MAX)
+		{
+			/* the sort's row positions are 32-bit */
+			start_tuplesort(state, "more rows than 32-bit row positions hold", slot);
 			continue;
 		}
 		if (n == cap && !grow_rows(state, kw, n, n + 1, &cap, &key_bytes))

@@ -268,8 +268,8 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 	else if (gpusort_device == GPUSORT_DEVICE_AUTO && !forced &&
 			 n < (size_t) gpusort_gpu_min_elements)
 		run->reason = "fewer rows than gpusort.gpu_min_elements";
-	else if (n > (size_t) PG_UINT32_MAX)
-		run->reason = "too many rows for 32-bit row positions";
+	else if (n > gpusort_job_max_rows() && gpusort_gpu_ready(NULL))
+		run->reason = "more rows than one GPU sort takes";
 	else if (!gpusort_gpu_ready(&why_not))
 	{
 		run->reason = "no usable GPU";
