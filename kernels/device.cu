@@ -8,6 +8,8 @@
 
 #include "cuda_check.cuh"
 #include "device_smem.cuh"
+#include "onesweep.cuh"
+#include "quicksort.cuh"
 
 /* Set by test programs only (gpusort_test_hooks.h). */
 gpusort_test_hooks_t gpusort_test_hooks;
@@ -160,4 +162,11 @@ device_block_smem(void)
 	if (cap_bytes >= DEVICE_SMEM_DEFAULT && cap_bytes < bytes)
 		bytes = cap_bytes;
 	return bytes;
+}
+
+void
+gpusort_release_host_buffers(void)
+{
+	quicksort_release_host_buffers();
+	onesweep_release_host_summary();
 }

@@ -63,6 +63,13 @@ gpusort_status gpusort_device_open(int ordinal);
 /* Free and available device memory of the opened device, in bytes. */
 gpusort_status gpusort_device_memory(size_t *free_bytes, size_t *total_bytes);
 
+/*
+ * Free the pinned host buffers the sorts keep between calls for the
+ * process's life (a process that exits need not call it; the next sort
+ * allocates them again).
+ */
+void		gpusort_release_host_buffers(void);
+
 /* The GPU sorts a job can run (gpusort.algorithm names them). */
 typedef enum gpusort_algorithm
 {

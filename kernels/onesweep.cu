@@ -51,13 +51,27 @@ onesweep_temp_bytes(size_t n, int key_bytes)
 	return std::max(a, std::max(m, b));
 }
 
+/* The mapped summary, kept for the process's life (onesweep_release_host_summary). */
+static first_read_summary *summary_mapped = NULL,
+		   *summary_mapped_dev = NULL;
+static bool summary_tried = false;
+
+void
+onesweep_release_host_summary(void)
+{
+	if (summary_mapped != NULL)
+		(void) cudaFreeHost(summary_mapped);
+	summary_mapped = summary_mapped_dev = NULL;
+	summary_tried = false;
+}
+
 first_read_summary *
 onesweep_host_summary(first_read_summary **dev)
 {
-	static first_read_summary *mapped = NULL,
-			   *mapped_dev = NULL;
+	first_read_summary *&mapped = summary_mapped;
+	first_read_summary *&mapped_dev = summary_mapped_dev;
 	static first_read_summary pageable;
-	static bool tried = false;
+	bool	   &tried = summary_tried;
 
 	if (!tried)
 	{

@@ -367,6 +367,9 @@ onesweep_temp_hist(void *temp)
  */
 first_read_summary *onesweep_host_summary(first_read_summary **dev);
 
+/* Free that copy (the next first read allocates it again). */
+void		onesweep_release_host_summary(void);
+
 /*
  * Sort n pairs (2 <= n <= ONESWEEP_MAX_N) whose first read (onesweep_count_t
  * into this temp) the host holds in *look, with the project's policies;

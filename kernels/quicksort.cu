@@ -502,13 +502,41 @@ struct qs_work
 	bool		nosplit = false;	/* a split round barely shortened it: two-way rounds */
 };
 
+/*
+ * Pinned host buffers kept between sorts for the process's life (freed by
+ * quicksort_release_host_buffers): the multi-pivot round's results, and
+ * qs_pinned's slots.
+ */
+static qs_multi *multi_pinned = NULL;
+static bool multi_tried = false;
+static void *pinned_buf[3];
+static size_t pinned_cap[3];
+static bool pinned_failed = false;
+
+void
+quicksort_release_host_buffers(void)
+{
+	if (multi_pinned != NULL)
+		(void) cudaFreeHost(multi_pinned);
+	multi_pinned = NULL;
+	multi_tried = false;
+	for (int slot = 0; slot < 3; slot++)
+	{
+		if (pinned_buf[slot] != NULL)
+			(void) cudaFreeHost(pinned_buf[slot]);
+		pinned_buf[slot] = NULL;
+		pinned_cap[slot] = 0;
+	}
+	pinned_failed = false;
+}
+
 /* The host's copy of the multi-pivot round's results (pinned where it can be). */
 static qs_multi *
 qs_host_multi(void)
 {
-	static qs_multi *pinned = NULL;
+	qs_multi *&pinned = multi_pinned;
 	static qs_multi pageable;
-	static bool tried = false;
+	bool	   &tried = multi_tried;
 
 	if (!tried)
 	{
@@ -607,9 +635,9 @@ qs_trace(cudaStream_t stream, const char *what, size_t count)
 static void *
 qs_pinned(int slot, size_t bytes)
 {
-	static void *buf[3];
-	static size_t cap[3];
-	static bool failed = false;
+	void	  **buf = pinned_buf;
+	size_t	   *cap = pinned_cap;
+	bool	   &failed = pinned_failed;
 
 	if (bytes <= cap[slot])
 		return buf[slot];

@@ -85,6 +85,9 @@ gpusort_status quicksort_sort_pairs(K *keys[2], uint32_t *vals[2], size_t n,
 									cudaStream_t stream, quicksort_stats *stats, int *out,
 									const unsigned long long *known_range = NULL);
 
+/* Free the pinned host buffers quicksort keeps between sorts. */
+void		quicksort_release_host_buffers(void);
+
 /*
  * The distinct keys of an even sample of 256 of n >= 256 keys (the
  * multi-pivot round's), and whether the sample is in order (1 ascending,

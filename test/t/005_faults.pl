@@ -69,17 +69,18 @@ $settings
 $query;
 SELECT gpusort_fault_last();
 });
-			$injected++;
-			my @lines = split /\n/, $stdout;
+			my @lines = split /\n/, $stdout, -1;
+			my ($sum, $failed) = @lines[ -2, -1 ];
 			my $warnings = () = $stderr =~ /WARNING:/g;
-			if ($ret == 0 && $lines[-2] eq $native && $stderr !~ /ERROR|FATAL/ && $warnings <= 1)
+			# the number of stream polls varies: a call past this run's last is not reached
+			$injected++ if $failed ne '';
+			if ($ret == 0 && $sum eq $native && $stderr !~ /ERROR|FATAL/ && $warnings <= 1)
 			{
-				$survived++;
+				$survived++ if $failed ne '';
 			}
 			else
 			{
-				push @bad, "call $n ($lines[-1]) code $code: ret $ret, "
-				  . ($lines[-2] // '') . " against $native; $stderr";
+				push @bad, "call $n ($failed) code $code: ret $ret, $sum against $native; $stderr";
 			}
 		}
 		is(scalar(@bad), 0, "$name: each of $calls calls failed with $code: native rows, no ERROR")
