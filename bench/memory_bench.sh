@@ -3,7 +3,8 @@
 # Each query runs in a fresh session, natively (gpusort.enabled = off) and
 # with GpuSort at default settings (gpusort.max_memory 2 GB): the backend's
 # peak RSS (VmHWM, read by the backend itself), the peak of /dev/shm while it
-# ran (parallel workers' shared memory; sampled every 20 ms) and its time.
+# ran (parallel workers' shared memory; sampled every 20 ms), its execution
+# time and how it sorted (EXPLAIN ANALYZE with TIMING OFF).
 # ROWS rows (default 20M) of about 95 bytes.  Writes markdown to
 # bench/results/memory-ROWS.md (or $OUT).
 #   ROWS=20000000 bash bench/memory_bench.sh
@@ -39,19 +40,20 @@ queries=(
 
 shm_kb() { du -sk /dev/shm 2>/dev/null | cut -f1; }
 
-measure() {		# settings query -> "rss_mb shm_mb seconds"
-	local log base start end rss
+measure() {		# settings query -> "rss_mb|shm_mb|seconds|how it sorted"
+	local log base out rss how
 	log=$(mktemp)
 	base=$(shm_kb)
 	(while :; do shm_kb; sleep 0.02; done) >"$log" &
 	local sampler=$!
-	start=$(date +%s.%N)
-	rss=$("${psql[@]}" -c "$1" -c "SELECT count(*) FROM ($2) s" \
-		-c "SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\s*(\d+)')" | tail -1)
-	end=$(date +%s.%N)
+	out=$("${psql[@]}" -c "$1" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, FORMAT JSON) $2" \
+		-c "SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\s*(\d+)')")
 	kill $sampler; wait $sampler 2>/dev/null || true
-	awk -v base="$base" -v rss="$rss" -v t="$(echo "$end - $start" | bc)" \
-		'{ if ($1 > m) m = $1 } END { printf "%.1f %.1f %.2f", rss / 1024, (m > base ? m - base : 0) / 1024, t }' "$log"
+	rss=$(tail -1 <<<"$out")
+	how=$(grep -m1 -oP '"(Algorithm|Sort Method)": "\K[^"]+' <<<"$out" || echo "-")
+	if grep -q '"Why"' <<<"$out"; then how="$how ($(grep -m1 -oP '"Why": "\K[^"]+' <<<"$out"))"; fi
+	awk -v base="$base" -v rss="$rss" -v ms="$(grep -oP '"Execution Time": \K[0-9.]+' <<<"$out")" -v how="$how" \
+		'{ if ($1 > m) m = $1 } END { printf "%.1f|%.1f|%.2f|%s", rss / 1024, (m > base ? m - base : 0) / 1024, ms / 1000, how }' "$log"
 	rm -f "$log"
 }
 
@@ -61,17 +63,18 @@ file="$out/memory-$ROWS.md"
 {
 	echo "# Peak memory, GpuSort against the native Sort — $device, $(nproc) CPU cores, $(date +%F)"
 	echo
-	echo "\`ROWS=$ROWS bash bench/memory_bench.sh\` on $(git rev-parse --short HEAD); PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'),"
+	echo "\`ROWS=$ROWS bash bench/memory_bench.sh\` on ${COMMIT:-$(git rev-parse --short HEAD)}; PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'),"
 	echo "default settings (work_mem 4 MB, gpusort.max_memory 2 GB). Backend peak RSS (VmHWM of the leader),"
-	echo "peak growth of /dev/shm while the query ran, and the query's time (one run each, fresh session)."
+	echo "peak growth of /dev/shm while the query ran, execution time and how it sorted (EXPLAIN ANALYZE,"
+	echo "TIMING OFF; one run each, fresh session)."
 	echo
-	echo "| query | native RSS MB | GpuSort RSS MB | native /dev/shm MB | GpuSort /dev/shm MB | native s | GpuSort s |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
+	echo "| query | native RSS MB | GpuSort RSS MB | native /dev/shm MB | GpuSort /dev/shm MB | native s | GpuSort s | native sort | GpuSort sort |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---|---|"
 	for q in "${queries[@]}"; do
 		IFS='|' read -r name query settings <<<"$q"
-		read -r n_rss n_shm n_s <<<"$(measure "$settings SET gpusort.enabled = off;" "$query")"
-		read -r g_rss g_shm g_s <<<"$(measure "$settings" "$query")"
-		echo "| $name | $n_rss | $g_rss | $n_shm | $g_shm | $n_s | $g_s |"
+		IFS='|' read -r n_rss n_shm n_s n_how <<<"$(measure "$settings SET gpusort.enabled = off;" "$query")"
+		IFS='|' read -r g_rss g_shm g_s g_how <<<"$(measure "$settings" "$query")"
+		echo "| $name | $n_rss | $g_rss | $n_shm | $g_shm | $n_s | $g_s | $n_how | $g_how |"
 	done
 	echo
 	echo "100 sorts of 100,000 rows in one session, backend memory contexts (bytes) after the 10th and the 100th:"
