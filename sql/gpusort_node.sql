@@ -197,13 +197,20 @@ SELECT count(*) > 0 AS xml_has_algorithm FROM explain_lines('SELECT i FROM g ORD
 
 RESET gpusort.algorithm;
 
--- a small gpusort.work_mem (a user may lower gpusort.max_memory): the node falls back to PostgreSQL's tuplesort
-SET gpusort.work_mem = 1;
+-- a small gpusort.work_mem (a user may lower gpusort.max_memory): a sort
+-- planned under it keeps the native Sort; rows that exceed it when the plan
+-- runs (a plan made before it was set, as with a row misestimate) make the
+-- node fall back to PostgreSQL's tuplesort
 CREATE TABLE wide AS SELECT i, repeat(md5(i::text), 20) AS pad FROM generate_series(1, 3000) i;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why FROM explain_json('SELECT * FROM wide ORDER BY i DESC') p;
+ANALYZE wide;
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why
+FROM explain_json_later('SELECT * FROM wide ORDER BY i DESC', 'SET gpusort.work_mem = 1') p;
+EXPLAIN (COSTS OFF) SELECT * FROM wide ORDER BY i DESC;
 SELECT same_result('SELECT * FROM wide ORDER BY i DESC', 'i');
+RESET gpusort.work_mem;
 BEGIN;
 DECLARE w SCROLL CURSOR FOR SELECT i FROM wide ORDER BY i DESC;
+SET LOCAL gpusort.work_mem = 1;
 FETCH 2 FROM w;
 FETCH BACKWARD 1 FROM w;
 FETCH LAST FROM w;
@@ -213,10 +220,12 @@ CREATE TABLE narrow AS
 SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE (i % 7)::float4 END AS f
 FROM generate_series(1, 100000) i;
 ANALYZE narrow;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why FROM explain_json('SELECT * FROM narrow ORDER BY f, i DESC') p;
-SELECT same_result('SELECT * FROM narrow ORDER BY f, i DESC', 'f, i');
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why
+FROM explain_json_later('SELECT * FROM narrow ORDER BY f, i DESC', 'SET gpusort.work_mem = 1') p;
+RESET gpusort.work_mem;
 BEGIN;
 DECLARE n SCROLL CURSOR FOR SELECT f, i FROM narrow ORDER BY f NULLS FIRST, i;
+SET LOCAL gpusort.work_mem = 1;
 FETCH 2 FROM n;
 FETCH BACKWARD 1 FROM n;
 FETCH LAST FROM n;
@@ -281,11 +290,9 @@ RESET gpusort.gather_leader_scans;
 SET parallel_leader_participation = off;
 -- a memory limit the workers meet part way: the rest of their rows comes
 -- up through the Gather, and the GpuSort hands them all to tuplesort
-SET gpusort.work_mem = '12MB';
 SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why,
        (p ->> 'Rows Stored by Workers')::int BETWEEN 1 AND 99999 AS workers_stored_some
-FROM explain_json('SELECT * FROM pf ORDER BY d, i') p;
-SELECT same_result('SELECT * FROM pf ORDER BY d, i', 'd, i');
+FROM explain_json_later('SELECT * FROM pf ORDER BY d, i', 'SET gpusort.work_mem = ''12MB''') p;
 RESET gpusort.work_mem;
 -- gpusort.parallel_fill = auto: the workers store rows whose columns are all
 -- passed by value (as columns); whole rows (here with a text column) come

@@ -156,6 +156,24 @@ to_scan_columns(List *tlist, List *columns)
 }
 
 /*
+ * Would the rows the planner expects fit gpusort's memory budget
+ * (gpusort_memory_limit)?  Per row: the stored tuple with its header and
+ * pointer, up to three key words a key, and the permutation and CPU sort
+ * scratch; a small bound keeps only that many rows (the top-k heap).  The
+ * executor still checks the rows that actually arrive.
+ */
+static bool
+fits_memory_budget(Plan *child, double rows, int nkeys, int64 bound)
+{
+	double		row_bytes = MAXALIGN(child->plan_width + MINIMAL_TUPLE_DATA_OFFSET) +
+		sizeof(void *) + 3 * sizeof(uint32) * nkeys + 4 * sizeof(uint32);
+
+	if (bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND)
+		rows = Min(rows, (double) bound);
+	return rows * row_bytes <= (double) gpusort_memory_limit();
+}
+
+/*
  * The GpuSort that replaces `top` (a Sort, or a Gather Merge over one) and
  * reads child: the keys of spec, and top's output (its targetlist, whose
  * Vars number spec->keyed's columns).  NULL, and the native node kept, if
@@ -200,6 +218,10 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 		nulls_first = lappend_int(nulls_first, spec->nullsFirst[i]);
 		descending = lappend_int(descending, desc);
 	}
+
+	/* a sort that would not fit the memory budget stays native (it spills) */
+	if (!fits_memory_budget(child, top->plan_rows, spec->numCols, bound))
+		return NULL;
 
 	/* scan tuple = the child's row; output = top's targetlist over it */
 	tlist = to_scan_columns(top->targetlist, columns);

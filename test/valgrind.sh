@@ -168,7 +168,7 @@ say "stopping the server"
 t1=$SECONDS
 stop_server
 STOP_S=$((SECONDS - t1))
-report "pg_regress: ${TESTS[*]}: exit $regress_rc in $REGRESS_S s (server start $((t0 - START)) s since the script's start, stop $STOP_S s)" \
+report "pg_regress: ${TESTS[*]}: exit $regress_rc in $REGRESS_S s (the server up $((t0 - START)) s into the run, stopped in $STOP_S s)" \
 	"$(grep -E 'tests (passed|failed)' "$OUTDIR/pg_regress.out" | tr -s ' ' | sed 's/^ //')"
 [ "$regress_rc" -eq 0 ] || { [ -f "$OUTDIR/regression.diffs" ] && head -100 "$OUTDIR/regression.diffs"; }
 if grep -qE 'TRAP:|terminated by signal|PANIC' "$OUTDIR/server.log"; then
