@@ -17,9 +17,11 @@ use GpuSortTest;
 my $rows = $ENV{GPUSORT_TAP_CANCEL_ROWS} // 2000000;
 my $max_lag = 0.2;
 
+# a budget that holds the rows: this test is about cancelling GpuSort itself
 my $node = GpuSortTest::new_node('cancel', qq{
 max_parallel_workers_per_gather = 0
 gpusort.gpu_min_elements = 0
+gpusort.max_memory = '32GB'
 });
 my $gpu = GpuSortTest::has_gpu($node);
 note(($gpu ? 'GPU present' : 'no GPU: the CPU path') . ", $rows rows");
