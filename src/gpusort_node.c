@@ -624,6 +624,7 @@ static bool
 encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 				Size n, Size cap, Size *key_bytes)
 {
+	Assert(n < cap);
 	for (int k = 0; k < state->nkeys; k++)
 	{
 		bool		null;
@@ -807,6 +808,10 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 	GpuSortReorder *reorder;
 	bool		sorted;
 
+	/* every stored row has its key words; positions are 32-bit */
+	Assert(n == (state->columnar ? state->cols.nrows : state->store.ntuples));
+	Assert(n <= (Size) PG_UINT32_MAX);
+
 	/* the permutation, the GPU job's guard and the reorder live in sortcxt */
 	oldcxt = MemoryContextSwitchTo(state->sortcxt);
 	words = palloc((3 * state->nkeys) * sizeof(uint32 *));
@@ -985,6 +990,7 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 {
 	int			j;
 
+	Assert(i >= 0 && i < (int64) state->nresult);
 	if (state->heap)
 		return ExecStoreMinimalTuple(state->heap[i].tuple, state->slot, false);
 	if (state->perm == NULL)
