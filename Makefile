@@ -1,6 +1,6 @@
 # gpusort -- PGXS build with CUDA kernels
 #
-#   make [PG_CONFIG=...] [NVCC=...] [CUDA_HOME=...] [GPU_ARCHS="sm_90 ..."]
+#   make [PG_CONFIG=...] [NVCC=...] [CUDA_HOME=...] [GPU_ARCHS="sm_90 ..."] [PTX_ARCH=sm_75]
 #   make install
 #   make installcheck            # pg_regress against a running server
 #   make unit-test kernel-test   # standalone test programs in test/
@@ -48,11 +48,16 @@ endif
 KERNEL_HEADERS = kernels/gpusort_kernels.h $(wildcard kernels/*.cuh)
 
 ifneq ($(NVCC),)
-  # SASS for every architecture this nvcc builds, PTX for the newest
-  GPU_ARCHS ?= $(shell $(NVCC) --list-gpu-code 2>/dev/null | sort -t_ -k2 -n | tr '\n' ' ')
-  NEWEST_ARCH = $(lastword $(GPU_ARCHS))
+  # SASS for the GPUs of this machine where it has any (nvidia-smi), else for
+  # a lean set (sm_80 SASS also runs on sm_86/sm_89); PTX for the oldest
+  # architecture this nvcc builds, which the driver compiles for any other GPU
+  NVCC_ARCHS := $(shell $(NVCC) --list-gpu-code 2>/dev/null | sort -t_ -k2 -n)
+  LOCAL_ARCHS := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | \
+	tr -d . | sed 's/^/sm_/' | sort -u)
+  GPU_ARCHS ?= $(or $(filter $(NVCC_ARCHS),$(LOCAL_ARCHS)),$(filter $(NVCC_ARCHS),sm_80 sm_90 sm_100 sm_120))
+  PTX_ARCH ?= $(firstword $(NVCC_ARCHS))
   GENCODE = $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
-	-gencode arch=compute_$(NEWEST_ARCH:sm_%=%),code=compute_$(NEWEST_ARCH:sm_%=%)
+	-gencode arch=compute_$(PTX_ARCH:sm_%=%),code=compute_$(PTX_ARCH:sm_%=%)
   NVCC_FLAGS = -O3 -std=c++17 $(GENCODE) -Xcompiler -fPIC,-Wall,-Wextra
   KERNEL_OBJS = kernels/device.o kernels/onesweep.o kernels/quicksort.o kernels/bitonic_sort.o kernels/sort_job.o
   CUDA_LIBS = -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/targets/x86_64-linux/lib \
@@ -77,7 +82,7 @@ kernels/%.o: kernels/%.cu $(KERNEL_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(SRC_OBJS): src/gpusort.h src/key_encoding.h src/cpu_radix.h src/sort_keys.h \
-	src/tuple_store.h src/column_store.h src/big_alloc.h src/gpusort_node.h \
+	src/tuple_store.h src/column_store.h src/big_alloc.h src/gpusort_node.h src/parallel_fill.h \
 	kernels/gpusort_kernels.h
 
 # ---- standalone programs (no PostgreSQL needed) ------------------------------
