@@ -72,10 +72,7 @@ gpusort_define_gucs(void)
 {
 	DefineCustomEnumVariable("gpusort.algorithm",
 							 "Which sort gpusort runs: auto, radix, quicksort, bitonic or cpu.",
-							 "auto picks on the GPU by key width, row count and a sample of the "
-							 "keys; radix, quicksort and bitonic force that GPU sort (also below "
-							 "gpusort.gpu_min_elements; quicksort and bitonic take keys of up to "
-							 "64 bits, wider keys are radix sorted); cpu forces the CPU radix sort.",
+							 NULL,
 							 &gpusort_algorithm_choice,
 							 GPUSORT_ALGORITHM_AUTO,
 							 algorithm_options,
@@ -85,9 +82,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomEnumVariable("gpusort.device",
 							 "Where gpusort sorts: auto, gpu or cpu.",
-							 "auto uses the GPU when one is present and the input has at least "
-							 "gpusort.gpu_min_elements keys; gpu uses it whenever one is present; "
-							 "cpu always uses the CPU radix sort.",
+							 NULL,
 							 &gpusort_device,
 							 GPUSORT_DEVICE_AUTO,
 							 device_options,
@@ -97,8 +92,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomIntVariable("gpusort.gpu_min_elements",
 							"Fewest keys for which gpusort.device = auto uses the GPU.",
-							"Smaller inputs are sorted by the CPU radix sort, which is faster "
-							"there than a round trip to the GPU.",
+							NULL,
 							&gpusort_gpu_min_elements,
 							DEFAULT_GPU_MIN_ELEMENTS,
 							0, INT_MAX,
@@ -108,7 +102,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomBoolVariable("gpusort.enabled",
 							 "Replaces PostgreSQL's Sort with GpuSort where the sort keys allow.",
-							 "Takes effect when a query is planned.",
+							 NULL,
 							 &gpusort_enabled,
 							 true,
 							 PGC_USERSET,
@@ -127,9 +121,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomIntVariable("gpusort.max_memory",
 							"Most memory one GpuSort node may hold, for every session (superuser only).",
-							"Rows, keys, top-k heap, permutation, sort scratch and the workers' "
-							"shared memory count; beyond it, or when memory runs out, the node "
-							"hands its rows to PostgreSQL's tuplesort, which spills to disk.",
+							NULL,
 							&gpusort_max_memory,
 							DEFAULT_MAX_MEMORY_MB,
 							1, MAX_KILOBYTES / 1024,
@@ -139,7 +131,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomIntVariable("gpusort.work_mem",
 							"Most memory one GpuSort node may hold in this session; -1 uses gpusort.max_memory.",
-							"Any user may set it, but values above gpusort.max_memory have no effect.",
+							NULL,
 							&gpusort_work_mem,
 							-1,
 							-1, MAX_KILOBYTES / 1024,
@@ -149,7 +141,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomBoolVariable("gpusort.verify_order",
 							 "Checks each GpuSort's output order with PostgreSQL's comparators (for testing).",
-							 "An ERROR reports the first pair of rows out of order; costs a comparison per row.",
+							 NULL,
 							 &gpusort_verify_order,
 							 false,
 							 PGC_SUSET,
@@ -158,9 +150,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomIntVariable("gpusort.gpu_reorder_min_rows",
 							"Fewest rows for which a GPU sort also moves GpuSort's rows into sorted order.",
-							"From this many rows on, the rows go to the GPU with the keys and come "
-							"back in sorted order, so that they are handed up by sequential reads "
-							"instead of random ones; below it the rows mostly fit in the CPU caches.",
+							NULL,
 							&gpusort_gpu_reorder_min_rows,
 							DEFAULT_GPU_REORDER_MIN_ROWS,
 							0, INT_MAX,
@@ -170,14 +160,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomEnumVariable("gpusort.parallel_fill",
 							 "Lets parallel workers encode and store GpuSort's rows: off, on or auto.",
-							 "In GpuSort -> Gather -> parallel plan, each worker puts the sort keys "
-							 "and rows it reads into shared memory (GpuSortFill) instead of sending "
-							 "every row through the Gather, and a serial Seq Scan under a GpuSort "
-							 "becomes a parallel one where the table is large enough for parallel "
-							 "workers.  auto (the default) does so only where every column of the "
-							 "rows is passed by value (they are stored as columns; whole rows cost "
-							 "more in fresh shared memory than they save).  Takes effect when a "
-							 "query is planned.",
+							 NULL,
 							 &gpusort_parallel_fill,
 							 GPUSORT_PARALLEL_FILL_AUTO,
 							 parallel_fill_options,
@@ -187,12 +170,7 @@ gpusort_define_gucs(void)
 
 	DefineCustomBoolVariable("gpusort.gather_leader_scans",
 							 "Lets the leader of the Gather under a GpuSort run the parallel plan too.",
-							 "On (PostgreSQL's way, with parallel_leader_participation): the "
-							 "leader, which sorts, also scans.  Off: only the workers scan and the "
-							 "leader takes in their rows (the Gather is single-copy); on the H100 "
-							 "host that was no faster where most rows pass, and much slower where "
-							 "the scan returns few of the rows it reads (bench/results).  Takes "
-							 "effect when a query is planned.",
+							 NULL,
 							 &gpusort_gather_leader_scans,
 							 true,
 							 PGC_USERSET,
