@@ -45,6 +45,7 @@
 #     PG_BUILD_MIRROR  the Debian mirror for 17 and 18 (default http://deb.debian.org/debian)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source test/deb_src.sh
 ROOT=$(pwd)
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -121,15 +122,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/sources.list.d" "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
 : >"$tmp/empty.list"
 if [ -z "$SUITE" ]; then
-	# deb-src copies of the system's deb sources (deb822 .sources and one-line .list)
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		sed -E 's/^Types:.*/Types: deb-src/' "$f" >"$tmp/sources.list.d/src-$(basename "$f")"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		sed -nE 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >"$tmp/sources.list.d/src-$(basename "$f")"
-	done
+	write_deb_src_sources "$tmp/sources.list.d"
 else
 	cat >"$tmp/sources.list.d/$SUITE-src.sources" <<-EOF
 		Types: deb-src

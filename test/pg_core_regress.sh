@@ -60,6 +60,7 @@ ORIG_PWD=$(pwd)
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 source test/env.sh
+source test/deb_src.sh
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 
@@ -121,15 +122,7 @@ fetch_suite() {
 	pkg=postgresql-$SERVER_MAJOR
 	mkdir -p "$tmp/sources.list.d" "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/src"
 	: >"$tmp/empty.list"
-	# deb-src copies of the system's deb sources (deb822 .sources and one-line .list)
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		sed -E 's/^Types:.*/Types: deb-src/' "$f" >"$tmp/sources.list.d/src-$(basename "$f")"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		sed -nE 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >"$tmp/sources.list.d/src-$(basename "$f")"
-	done
+	write_deb_src_sources "$tmp/sources.list.d"
 	local apt_opts=(-o "Dir::Etc::SourceList=$tmp/empty.list" -o "Dir::Etc::SourceParts=$tmp/sources.list.d"
 		-o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o APT::Sandbox::User=root -qq)
 	echo "== fetching $pkg's source (deb-src of the system's apt sources)"
