@@ -19,7 +19,8 @@ REGRESS_OPTS = --load-extension=gpusort
 SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
 	src/devices.o src/key_encoding.o src/cpu_radix.o src/sort_keys.o \
 	src/tuple_store.o src/column_store.o src/big_alloc.o src/gpusort_planner.o \
-	src/gpusort_node.o src/parallel_fill.o
+	src/plan_build.o src/gpusort_node.o src/node_intake.o src/node_topk.o \
+	src/node_explain.o src/parallel_fill.o
 
 # PGXS would otherwise ask for LLVM bitcode of the nvcc objects
 override with_llvm = no
@@ -45,7 +46,7 @@ ifeq ($(CUDA_HOME),)
   endif
 endif
 
-KERNEL_HEADERS = kernels/gpusort_kernels.h $(wildcard kernels/*.cuh)
+KERNEL_HEADERS = $(wildcard kernels/*.h kernels/*.cuh)
 
 ifneq ($(NVCC),)
   # SASS for the GPUs of this machine where it has any (nvidia-smi), else for
@@ -81,9 +82,7 @@ include $(PGXS)
 kernels/%.o: kernels/%.cu $(KERNEL_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(SRC_OBJS): src/gpusort.h src/key_encoding.h src/cpu_radix.h src/sort_keys.h \
-	src/tuple_store.h src/column_store.h src/big_alloc.h src/gpusort_node.h src/parallel_fill.h \
-	kernels/gpusort_kernels.h
+$(SRC_OBJS): $(wildcard src/*.h) kernels/gpusort_kernels.h
 
 # ---- standalone programs (no PostgreSQL needed) ------------------------------
 TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels -Itest
@@ -91,7 +90,7 @@ TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels -Itest
 test/unit_test: test/unit_test.c test/test_check.h test/test_data.h src/key_encoding.c src/cpu_radix.c src/key_encoding.h src/cpu_radix.h
 	$(CC) $(TEST_CFLAGS) -o $@ test/unit_test.c src/key_encoding.c src/cpu_radix.c -lm
 
-test/kernel_test: test/kernel_test.c test/test_data.h test/test_check.h src/cpu_radix.c $(KERNEL_OBJS)
+test/kernel_test: test/kernel_test.c test/test_data.h test/test_check.h src/cpu_radix.c kernels/auto_config.h kernels/gpusort_test_hooks.h $(KERNEL_OBJS)
 	$(CC) $(TEST_CFLAGS) -o $@ test/kernel_test.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
 
 bench/crossover: bench/crossover.c bench/bench_clock.h test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)

@@ -51,7 +51,7 @@ measure() {		# settings query -> "rss_mb|shm_mb|seconds|how it sorted"
 	kill $sampler; wait $sampler 2>/dev/null || true
 	rss=$(tail -1 <<<"$out")
 	how=$(grep -m1 -oP '"(Algorithm|Sort Method)": "\K[^"]+' <<<"$out" || echo "-")
-	if grep -q '"Why"' <<<"$out"; then how="$how ($(grep -m1 -oP '"Why": "\K[^"]+' <<<"$out"))"; fi
+	if grep -q '"Device Reason"' <<<"$out"; then how="$how ($(grep -m1 -oP '"Device Reason": "\K[^"]+' <<<"$out"))"; fi
 	awk -v base="$base" -v rss="$rss" -v ms="$(grep -oP '"Execution Time": \K[0-9.]+' <<<"$out")" -v how="$how" \
 		'{ if ($1 > m) m = $1 } END { printf "%.1f|%.1f|%.2f|%s", rss / 1024, (m > base ? m - base : 0) / 1024, ms / 1000, how }' "$log"
 	rm -f "$log"

@@ -55,6 +55,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "bench_data.cuh"
+#include "auto_config.h"
 #include "onesweep.cuh"
 
 #define CK(call) \
@@ -783,9 +784,10 @@ template <typename POL>
 static void
 try_packed(bufs<uint32_t> &b, int mode, const char *name)
 {
-	onesweep_pairs_mode = mode;
+	gpusort_test_hooks.pairs = mode == ONESWEEP_PAIRS_APART ? GPUSORT_TEST_PAIRS_APART
+		: mode == ONESWEEP_PAIRS_PACKED ? GPUSORT_TEST_PAIRS_PACKED : GPUSORT_TEST_PAIRS_BY_DATA;
 	try_policy<POL, uint32_t>(b, name);
-	onesweep_pairs_mode = ONESWEEP_PAIRS_BY_DATA;
+	gpusort_test_hooks.pairs = GPUSORT_TEST_PAIRS_BY_DATA;
 }
 
 static void
@@ -957,7 +959,7 @@ run_rows(size_t n)
 	cub_line(b, true);
 	for (int round = 0; round < 2; round++)
 	{
-		try_rows<U32>(b, "N, W, records 1024 x " GPUSORT_STR(GPUSORT_RECORDS_ITEMS));
+		try_rows<U32>(b, "N, W, records 1024 x " GPUSORT_STR(RADIX_RECORDS_ITEMS));
 		try_rows<rows_records<P(1024, 22, 10, 1, false, OR, false, true, false, true)>>(b, "records P(1024, 22, ..., PAIRS_ONLY)");
 		try_rows<rows_records<P(768, 32, 10, 1, false, OR, false, true, false, true)>>(b, "records P(768, 32, ..., PAIRS_ONLY)");
 		try_rows<rows_records<P(768, 34, 10, 1, false, OR, false, true, false, true)>>(b, "records P(768, 34, ..., PAIRS_ONLY)");

@@ -20,7 +20,7 @@
  *                       payloads made as the row positions, not read (the
  *                       same output here, where the payloads are 0 .. n-1);
  *   radix rows, no records - the same with its records between two passes
- *                       over key - min turned off (onesweep_records_mode);
+ *                       over key - min turned off (gpusort_test_hooks.records);
  *   cpu       - the project's CPU radix sort on one core (n <= CPU_MAX_N;
  *               wall clock), the sort of the GPU-less path.
  * Every GPU result is checked on the device: keys non-decreasing, each
@@ -88,7 +88,7 @@ enum sort_kind
 	SORT_CUB,
 	SORT_THRUST,
 	SORT_ROWS,					/* radix, payloads made as the row positions */
-	SORT_ROWS_PACKED,			/* the same with records off (onesweep_records_mode 0) */
+	SORT_ROWS_PACKED,			/* the same with records off (gpusort_test_hooks.records off) */
 	SORT_CPU,
 	SORT_KINDS
 };
@@ -363,7 +363,8 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 						onesweep_stats st;
 						int			o;
 
-						onesweep_records_mode = s == SORT_ROWS ? 1 : 0;
+						gpusort_test_hooks.records = s == SORT_ROWS ? GPUSORT_TEST_RECORDS_BY_SIZE
+							: GPUSORT_TEST_RECORDS_OFF;
 						GS(onesweep_sort_pairs((void **) keys, vals, n, sizeof(K), true, temp,
 											   temp_bytes, 0, &o, &st));
 						out_k = keys[o];

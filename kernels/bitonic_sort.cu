@@ -313,9 +313,9 @@ bitonic_grid_kernel(const K *kin, const uint32_t *vin, K *k, uint32_t *v, K *kou
 
 /*
  * Blocks of bitonic_grid_kernel<K> the device keeps resident at once (0:
- * no cooperative launch, or GPUSORT_BITONIC_STRIDE_KERNELS=1 in the
- * environment, which the tests set to run the kernel-per-stride path at
- * small sizes); the current device of the first call decides.
+ * no cooperative launch, or gpusort_test_hooks.bitonic_stride_kernels,
+ * which the tests set to run the kernel-per-stride path at small sizes);
+ * the current device of the first call decides.
  */
 template <typename K>
 static int
@@ -325,7 +325,6 @@ bitonic_grid_blocks(void)
 
 	if (blocks < 0)
 	{
-		const char *off = getenv("GPUSORT_BITONIC_STRIDE_KERNELS");
 		int			dev,
 					coop = 0,
 					sms = 0,
@@ -338,9 +337,9 @@ bitonic_grid_blocks(void)
 
 		if (!ok)
 			(void) cudaGetLastError();	/* not an error of the sort: the other path */
-		blocks = ok && coop && !(off && strcmp(off, "1") == 0) ? per_sm * sms : 0;
+		blocks = ok && coop ? per_sm * sms : 0;
 	}
-	return blocks;
+	return gpusort_test_hooks.bitonic_stride_kernels ? 0 : blocks;
 }
 
 template <typename K>

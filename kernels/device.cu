@@ -144,12 +144,10 @@ device_block_smem(void)
 {
 	int			dev,
 				optin = 0;
-	const char *force = getenv("GPUSORT_COMPACT_SMEM"),
-			   *cap = getenv("GPUSORT_BLOCK_SMEM");
-	const size_t cap_bytes = cap != NULL ? (size_t) strtoull(cap, NULL, 10) : 0;
+	const size_t cap_bytes = gpusort_test_hooks.block_smem_limit;
 	size_t		bytes;
 
-	if (force != NULL && strcmp(force, "1") == 0)
+	if (cap_bytes != 0 && cap_bytes <= DEVICE_SMEM_DEFAULT)
 		return DEVICE_SMEM_DEFAULT;
 	if (cudaGetDevice(&dev) != cudaSuccess ||
 		cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
@@ -158,8 +156,8 @@ device_block_smem(void)
 		return DEVICE_SMEM_DEFAULT;
 	}
 	bytes = optin > DEVICE_SMEM_DEFAULT ? (size_t) optin : DEVICE_SMEM_DEFAULT;
-	/* GPUSORT_BLOCK_SMEM=bytes: as on a device that gives a block at most that */
-	if (cap_bytes >= DEVICE_SMEM_DEFAULT && cap_bytes < bytes)
+	/* the tests: as on a device that gives a block at most that */
+	if (cap_bytes != 0 && cap_bytes < bytes)
 		bytes = cap_bytes;
 	return bytes;
 }

@@ -96,40 +96,6 @@ gpusort_algorithm_name(gpusort_algorithm algorithm)
 	return "?";
 }
 
-/*
- * gpusort.algorithm = auto, measured on an H100 (README, "Choosing the
- * algorithm"): up to GPUSORT_AUTO_BITONIC_MAX_N_32/_64 rows (32-/64-bit
- * keys) the bitonic network, without a look; above that a look at the keys -- the radix sort's own first
- * read (digit counts of every byte, key range) and, only where every byte
- * takes at most quicksort's limit of values, the distinct values of a
- * sample of GPUSORT_AUTO_SAMPLE keys -- picks quicksort for at most that
- * many distinct keys (its multi-pivot round sorts them in one pass);
- * radix otherwise, going on from that first read.  The limit:
- * GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32/_64 (32-/64-bit keys).  From
- * GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64 64-bit keys the sample comes first,
- * alone (their first read costs more than quicksort's range read by more
- * than the sample's round trip).  64-bit keys whose even sample is in
- * order (either way), GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 ..
- * _MAX_N_64 of them, go to quicksort as well: there its split rounds
- * write long runs and beat the radix sort's eight passes -- unless the
- * first read (taken after an ascending sample) finds every key <= the
- * next, which no sort needs to move (radix takes no pass).  Up to
- * GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys the look is quicksort's
- * range read and sample alone, and keys that the radix sort would take in
- * at least GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES passes of key - min go to
- * the bitonic network (one launch there).
- */
-#define GPUSORT_AUTO_BITONIC_MAX_N_32			32768
-#define GPUSORT_AUTO_BITONIC_MAX_N_64			16384
-#define GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64	131072
-#define GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES	5
-#define GPUSORT_AUTO_SAMPLE						256
-#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_32	16
-#define GPUSORT_AUTO_QUICKSORT_MAX_DISTINCT_64	32
-#define GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64		32000000
-#define GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64	80000000
-#define GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64	210000000
-
 /* Wall times of the phases of one job, in milliseconds, and what ran. */
 typedef struct gpusort_timing
 {
@@ -138,7 +104,7 @@ typedef struct gpusort_timing
 	double		from_device_ms;
 	int			digit_passes;	/* radix passes actually run */
 	gpusort_algorithm algorithm;	/* the algorithm that ran */
-	char		why[128];		/* why it was chosen */
+	char		algorithm_reason[128];	/* why it was chosen */
 } gpusort_timing;
 
 /*
@@ -166,7 +132,8 @@ gpusort_status gpusort_job_upload(gpusort_job *job, const uint32_t *const *words
  * Radix and bitonic sorts are stable; quicksort is not (rows with equal
  * keys may come in any order).  Quicksort and bitonic take keys of one or
  * two words; wider keys are radix sorted even when they are asked for
- * (timing.why says so).  gpusort_job_sort is gpusort_job_sort_with AUTO.
+ * (timing.algorithm_reason says so).  gpusort_job_sort is
+ * gpusort_job_sort_with AUTO.
  */
 gpusort_status gpusort_job_sort(gpusort_job *job);
 gpusort_status gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm algorithm);
@@ -190,13 +157,6 @@ gpusort_status gpusort_job_permute_fixed(gpusort_job *job, const void *in, void 
 void		gpusort_job_timing(const gpusort_job *job, gpusort_timing *timing);
 
 void		gpusort_job_destroy(gpusort_job *job);
-
-/*
- * Convenience for tests and benchmarks: sort n (key, payload) pairs held in
- * host memory, stably by key, in place.
- */
-gpusort_status gpusort_sort_pairs_u32(uint32_t *keys, uint32_t *payloads,
-									  size_t n, gpusort_timing *timing);
 
 #ifdef __cplusplus
 }

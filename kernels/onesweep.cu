@@ -75,9 +75,8 @@ onesweep_host_summary(first_read_summary **dev)
 
 	if (!tried)
 	{
-		/* GPUSORT_FIRST_READ_COPY=1: the copy, as without mapped memory (the kernel test) */
-		const char *copy = getenv("GPUSORT_FIRST_READ_COPY");
-		const bool	map = copy == NULL || strcmp(copy, "1") != 0;
+		/* the tests may take the copy, as without mapped memory */
+		const bool	map = !gpusort_test_hooks.first_read_by_copy;
 
 		tried = true;
 		if (map && (cudaHostAlloc((void **) &mapped, sizeof(first_read_summary),

@@ -269,31 +269,22 @@ onesweep_pass_region_bytes(int policy, size_t n)
 /*
  * Whether a radix sort packs its pairs: ONESWEEP_PAIRS_BY_DATA (the
  * default), or always apart, or packed wherever the buffers allow whatever
- * the data (the tests and the benchmark's comparisons); GPUSORT_PAIRS=apart
- * or packed in the environment sets it at the first sort.
+ * the data (the tests and the benchmark's comparisons, through
+ * gpusort_test_hooks.pairs).
  */
 enum onesweep_pairs
 {
-	ONESWEEP_PAIRS_UNSET = -1,
 	ONESWEEP_PAIRS_BY_DATA = 0,
 	ONESWEEP_PAIRS_APART = 1,
 	ONESWEEP_PAIRS_PACKED = 2
 };
 
-inline int	onesweep_pairs_mode = ONESWEEP_PAIRS_UNSET;
-
 static inline int
 onesweep_pairs(void)
 {
-	if (onesweep_pairs_mode == ONESWEEP_PAIRS_UNSET)
-	{
-		const char *e = getenv("GPUSORT_PAIRS");
-
-		onesweep_pairs_mode = e == NULL ? ONESWEEP_PAIRS_BY_DATA
-			: strcmp(e, "apart") == 0 ? ONESWEEP_PAIRS_APART
-			: strcmp(e, "packed") == 0 ? ONESWEEP_PAIRS_PACKED : ONESWEEP_PAIRS_BY_DATA;
-	}
-	return onesweep_pairs_mode;
+	return gpusort_test_hooks.pairs == GPUSORT_TEST_PAIRS_APART ? ONESWEEP_PAIRS_APART
+		: gpusort_test_hooks.pairs == GPUSORT_TEST_PAIRS_PACKED ? ONESWEEP_PAIRS_PACKED
+		: ONESWEEP_PAIRS_BY_DATA;
 }
 
 /*
@@ -699,27 +690,18 @@ onesweep_counts_follow(const digit_plan &plan)
  * Whether a sort carries one 32-bit record a pair between its passes
  * (onesweep_records): 32-bit keys whose payloads are the row positions, a
  * plan over key - min of two passes, the first wider than 8 bits (both
- * run on the wide policy), at least RADIX_RECORDS_MIN_N keys.
- * GPUSORT_RECORDS=off in the environment turns it off, =always takes it
- * at any n (read at the first sort), for the benchmark's comparisons and
- * the tests.
+ * run on the wide policy), at least RADIX_RECORDS_MIN_N keys (the tests
+ * may turn records off or take them at any n: gpusort_test_hooks.records).
  */
-inline int	onesweep_records_mode = -1;
-
 template <typename POL, typename K>
 static inline bool
 onesweep_takes_records(size_t n, const digit_plan &plan, bool from_min, bool positions)
 {
-	if (onesweep_records_mode < 0)
-	{
-		const char *e = getenv("GPUSORT_RECORDS");
+	const gpusort_test_records mode = gpusort_test_hooks.records;
 
-		onesweep_records_mode = e == NULL ? 1 : strcmp(e, "off") == 0 ? 0
-			: strcmp(e, "always") == 0 ? 2 : 1;
-	}
-	return sizeof(K) == 4 && !POL::records::EARLY_COUNTS && onesweep_records_mode > 0 &&
+	return sizeof(K) == 4 && !POL::records::EARLY_COUNTS && mode != GPUSORT_TEST_RECORDS_OFF &&
 		positions && from_min &&
-		(n >= RADIX_RECORDS_MIN_N || onesweep_records_mode == 2) &&
+		(n >= RADIX_RECORDS_MIN_N || mode == GPUSORT_TEST_RECORDS_ALWAYS) &&
 		plan.passes == 2 && plan.shift[0] == 0 && plan.shift[1] == plan.bits[0] &&
 		plan.bits[0] > RADIX_NARROW_BITS && plan.bits[0] <= RADIX_WIDE_BITS &&
 		plan.bits[1] <= RADIX_WIDE_BITS;

@@ -411,53 +411,45 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 	}
 }
 
-/*
- * Sequences phase one may split in a round for n keys: QS_MAXSEQ
- * (GPUSORT_QS_MAXSEQ in the environment overrides it, for tuning), and no
- * more than n's leaves; a multiple of 64, so that the parts of temp stay
- * 8-byte aligned.
- */
-/* A tuning constant: the environment variable name's value if set, else dflt; within [lo, hi]. */
+/* A tuning constant: the tests' value where they set one, else dflt; within [lo, hi]. */
 static long
-qs_tuning(const char *name, long dflt, long lo, long hi)
+qs_tuning(long test_value, long dflt, long lo, long hi)
 {
-	const char *e = getenv(name);
-
-	return std::min(std::max(e ? atol(e) : dflt, lo), hi);
+	return std::min(std::max(test_value != 0 ? test_value : dflt, lo), hi);
 }
 
 /* Leaves sent to the device at a time (see qs_leaf_queue). */
 static size_t
 qs_leaf_batch(void)
 {
-	static const size_t v = (size_t) qs_tuning("GPUSORT_QS_LEAF_BATCH", QS_LEAF_BATCH, 64,
-												QS_LEAF_BATCH_LIMIT);
-
-	return v;
+	return (size_t) qs_tuning(gpusort_test_hooks.quicksort_leaf_batch, QS_LEAF_BATCH, 64,
+							  QS_LEAF_BATCH_LIMIT);
 }
 
+/*
+ * Sequences phase one may split in a round for n keys: QS_MAXSEQ, and no
+ * more than n's leaves; a multiple of 64, so that the parts of temp stay
+ * 8-byte aligned.
+ */
 static size_t
 qs_max_sequences(size_t n)
 {
-	static const size_t limit = (size_t) qs_tuning("GPUSORT_QS_MAXSEQ", QS_MAXSEQ, 16,
-												   QS_MAXSEQ_LIMIT);
+	const size_t limit = (size_t) qs_tuning(gpusort_test_hooks.quicksort_max_sequences,
+											QS_MAXSEQ, 16, QS_MAXSEQ_LIMIT);
 
 	return (std::min(limit, n / QS_LEAF + 16) + 63) / 64 * 64;
 }
 
 /*
  * Sections (tasks) per SM a phase-one round splits its pairs into:
- * QS_TASKS_PER_SM (GPUSORT_QS_TASKS_PER_SM in the environment overrides it,
- * for tuning).  More sections than the SM holds blocks at once balance
+ * QS_TASKS_PER_SM.  More sections than the SM holds blocks at once balance
  * the blocks' uneven pace.
  */
 static int
 qs_tasks_per_sm(void)
 {
-	static const int v = (int) qs_tuning("GPUSORT_QS_TASKS_PER_SM", QS_TASKS_PER_SM, 1,
-										 QS_TASKS_PER_SM_LIMIT);
-
-	return v;
+	return (int) qs_tuning(gpusort_test_hooks.quicksort_tasks_per_sm, QS_TASKS_PER_SM, 1,
+						   QS_TASKS_PER_SM_LIMIT);
 }
 
 /* A round's tasks: every sequence's sections of at most one chunk each. */
@@ -604,23 +596,22 @@ qs_multi_round(K *keys[2], uint32_t *vals[2], size_t n, const unsigned long long
 }
 
 /*
- * GPUSORT_QS_TRACE=1 in the environment (tuning): each stage's time to
- * stderr, the stream synchronised after it.
+ * The tests' stage timing (gpusort_test_hooks.quicksort_stage): each stage's
+ * time, the stream synchronised after it.
  */
 static void
 qs_trace(cudaStream_t stream, const char *what, size_t count)
 {
-	static const bool on = qs_tuning("GPUSORT_QS_TRACE", 0, 0, 1) != 0;
 	static struct timespec last;
 	struct timespec now;
 
-	if (!on)
+	if (gpusort_test_hooks.quicksort_stage == NULL)
 		return;
 	(void) cudaStreamSynchronize(stream);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (what != NULL)
-		fprintf(stderr, "qs %-24s %9zu %8.3f ms\n", what, count,
-				(now.tv_sec - last.tv_sec) * 1e3 + (now.tv_nsec - last.tv_nsec) / 1e6);
+	gpusort_test_hooks.quicksort_stage(what, count, what == NULL ? 0.0
+									   : (now.tv_sec - last.tv_sec) * 1e3 +
+									   (now.tv_nsec - last.tv_nsec) / 1e6);
 	last = now;
 }
 
@@ -700,15 +691,13 @@ qs_split_temp_bytes(size_t n, int key_bytes)
 }
 
 /*
- * Whether the split rounds run for n pairs (GPUSORT_QS_SPLIT=0: the paper's
- * two-way phase one only).
+ * Whether the split rounds run for n pairs (the tests may ask for the
+ * paper's two-way phase one only: gpusort_test_hooks.quicksort_no_split).
  */
 static bool
 qs_split_applies(size_t n)
 {
-	static const bool on = qs_tuning("GPUSORT_QS_SPLIT", 1, 0, 1) != 0;
-
-	return on && n > QS_SPLIT_MIN;
+	return !gpusort_test_hooks.quicksort_no_split && n > QS_SPLIT_MIN;
 }
 
 /* The most pivots a sequence of len > QS_SPLIT_MIN pairs gets: buckets of about QS_SPLIT_TARGET. */

@@ -20,8 +20,8 @@
  * the equal buckets are finished, small neighbouring buckets are joined
  * into leaves of up to QS_LEAF pairs (sent to phase two at once), long
  * ones are split again.
- * Phase one (two-way, what the split rounds leave or all of it under
- * GPUSORT_QS_SPLIT=0): many blocks share each sequence longer than n / QS_MAXSEQ,
+ * Phase one (two-way, what the split rounds leave or all of it
+ * without them): many blocks share each sequence longer than n / QS_MAXSEQ,
  * round after round until none is left (skewed keys take more rounds, not
  * longer leaves for a single block).  The pivot is the midpoint of the
  * sequence's minimum and maximum; a block walks its section a step at a

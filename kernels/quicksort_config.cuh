@@ -14,14 +14,12 @@
 #define QS_WARPS		(QS_THREADS / 32)
 #define QS_ITEMS		4			/* phase two: QS_ITEMS * QS_WARPS == 32, one warp scans a step */
 #define QS_STEP			(QS_THREADS * QS_ITEMS)
-#ifndef QS1_ITEMS
-#define QS1_ITEMS		16			/* phase one: pairs a thread moves per step (-D to measure others) */
-#endif
+#define QS1_ITEMS		16			/* phase one: pairs a thread moves per step */
 #define QS1_STEP		(QS_THREADS * QS1_ITEMS)
 #define QS_MAXSEQ		1024		/* phase one stops at this many sequences ... */
-#define QS_MAXSEQ_LIMIT	65536		/* ... or GPUSORT_QS_MAXSEQ's, up to this (tuning) */
+#define QS_MAXSEQ_LIMIT	65536		/* ... or the tests' (gpusort_test_hooks), up to this */
 #define QS_TASKS_PER_SM	8			/* phase-one sections per SM and round ... */
-#define QS_TASKS_PER_SM_LIMIT 64	/* ... or GPUSORT_QS_TASKS_PER_SM's, up to this (tuning) */
+#define QS_TASKS_PER_SM_LIMIT 64	/* ... or the tests', up to this */
 #define QS_EXTRA_TASKS	16384		/* tasks of a round: <= sequences + 64 * SMs (256 SMs) */
 #define QS_STACK		64
 #define QS_COPY_ENGINE_MIN (1 << 20)	/* one-value sequences copied by cudaMemcpyAsync */
@@ -40,6 +38,6 @@
  */
 #define QS_SAMPLE_FIRST_MIN_N (1 << 24)
 #define QS_LEAF_BATCH	32768		/* leaves phase two gets a launch (fewer at the end) ... */
-#define QS_LEAF_BATCH_LIMIT (1 << 20)	/* ... or GPUSORT_QS_LEAF_BATCH's, up to this (tuning) */
+#define QS_LEAF_BATCH_LIMIT (1 << 20)	/* ... or the tests', up to this */
 
 #endif

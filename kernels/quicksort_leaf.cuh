@@ -33,12 +33,8 @@ struct qs_leaf
 #define QS_LEAF_MAX		(2 * QS_LEAF)	/* the largest network */
 #define QS_REG_LEAF_MIN	(QS_LEAF / 4)	/* the smallest network */
 #define QS_LEAF_NETWORKS 4			/* QS_LEAF_MAX, QS_LEAF, QS_LEAF / 2, QS_LEAF / 4 */
-#ifndef QS_LEAF_PLACES
-#define QS_LEAF_PLACES	BITONIC_REG_PLACES	/* most places a thread (-D to measure others) */
-#endif
-#ifndef QS_LEAF_THREADS_MIN
+#define QS_LEAF_PLACES	BITONIC_REG_PLACES	/* most places a thread */
 #define QS_LEAF_THREADS_MIN QS_THREADS	/* fewest threads a network */
-#endif
 static_assert(QS_LEAF_MAX >> (QS_LEAF_NETWORKS - 1) == QS_REG_LEAF_MIN, "the networks' sizes");
 static_assert(QS_REG_LEAF_MIN >= QS_LEAF_THREADS_MIN && QS_REG_LEAF_MIN % QS_LEAF_THREADS_MIN == 0,
 			  "a leaf is whole places of every thread");
@@ -95,9 +91,7 @@ qs_leaf_sort_regs(const K *kin, const uint32_t *vin, K *kout, uint32_t *vout, ui
 	__syncthreads();
 }
 
-#ifndef QS_LEAF_REGS
-#define QS_LEAF_REGS	64			/* registers a thread at most, 0: the compiler's choice (-D to measure) */
-#endif
+#define QS_LEAF_REGS	64			/* registers a thread at most, 0: the compiler's choice */
 __host__ __device__ constexpr int
 qs_leaf_min_blocks(int size)
 {

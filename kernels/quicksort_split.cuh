@@ -84,13 +84,7 @@ struct qs_split_items
 	 * qs_split_scatter_kernel); mid for devices that give a block 99 KB
 	 * (96 / 92 KB), compact for those that give it 48 (34 KB).
 	 */
-#ifndef QS_SCATTER_ITEMS_32
-#define QS_SCATTER_ITEMS_32 30	/* (-D to measure others) */
-#endif
-#ifndef QS_SCATTER_ITEMS_64
-#define QS_SCATTER_ITEMS_64 20
-#endif
-	typedef qs_scatter_shape<K, 512, sizeof(K) == 4 ? QS_SCATTER_ITEMS_32 : QS_SCATTER_ITEMS_64>
+	typedef qs_scatter_shape<K, 512, sizeof(K) == 4 ? 30 : 20>
 				scatter_long;
 	typedef qs_scatter_shape<K, 512, sizeof(K) == 4 ? 12 : 8> scatter_mid;
 	typedef qs_scatter_shape<K, 256, 4> scatter_compact;

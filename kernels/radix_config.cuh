@@ -28,12 +28,6 @@
 
 #include <stdint.h>
 
-/* Pair scans (onesweep_policy::PAIR_SCAN) on or off: GPUSORT_PAIR_SCAN=0 at build time for comparisons. */
-#ifndef GPUSORT_PAIR_SCAN
-#define GPUSORT_PAIR_SCAN 1
-#endif
-#define RADIX_PAIR_SCAN (GPUSORT_PAIR_SCAN != 0)
-
 /*
  * Keys a thread of the records' passes ranks (onesweep_policies_u32's
  * records policy, 1,024 threads): 24, a tile of 24,576 keys, which fits
@@ -41,11 +35,9 @@
  * 200 KB of shared memory against 216 KB for the 1,024 x 20 wide tile).
  * Banded 20-bit keys at 100M as the extension sorts them 3.4% faster than
  * on the wide tile, 1.3% slower at 10M (bench/results/radix_records-h100.txt,
- * section 11).  GPUSORT_RECORDS_ITEMS=20 at build time for comparisons.
+ * section 11).
  */
-#ifndef GPUSORT_RECORDS_ITEMS
-#define GPUSORT_RECORDS_ITEMS 24
-#endif
+#define RADIX_RECORDS_ITEMS 24
 
 /* Earlier tiles' status words a look-back step reads at once. */
 #define RADIX_LOOKBACK_WINDOW	8
@@ -87,7 +79,7 @@ struct onesweep_policy
 	 * a thread a digit (and 16-bit warp counters): the tile's counts and
 	 * warp starts taken a pair of digits a thread (tile_pair_scan)
 	 */
-	static constexpr bool PAIR_SCAN = RADIX_PAIR_SCAN && THREADS_ == BINS && BINS % 64 == 0 &&
+	static constexpr bool PAIR_SCAN = THREADS_ == BINS && BINS % 64 == 0 &&
 		!WARP_STARTS_FIRST_;
 
 	static_assert(TILE < 65536, "16-bit per-warp counters");
@@ -112,6 +104,30 @@ struct onesweep_policies
 };
 
 /*
+ * The tiles, by name.  Each policy is a struct that derives from
+ * radix_tile and sets the fields it changes; tile_policy<S> is the
+ * onesweep_policy they make.
+ */
+struct radix_tile
+{
+	static constexpr int THREADS = 256;
+	static constexpr int ITEMS = 16;
+	static constexpr int BITS = 8;
+	static constexpr int MIN_BLOCKS = 1;
+	static constexpr bool EARLY_COUNTS = false;
+	static constexpr int RANK = RANK_BALLOTS;
+	static constexpr bool ASYNC_VALS = false;
+	static constexpr bool LEADER_CLEARS = false;
+	static constexpr bool WARP_STARTS_FIRST = false;
+	static constexpr bool PAIRS_ONLY = false;
+};
+
+template <typename S>
+using tile_policy = onesweep_policy<S::THREADS, S::ITEMS, S::BITS, S::MIN_BLOCKS,
+									  S::EARLY_COUNTS, S::RANK, S::ASYNC_VALS,
+									  S::LEADER_CLEARS, S::WARP_STARTS_FIRST, S::PAIRS_ONLY>;
+
+/*
  * sm_90, measured (bench/results/radix_tune-h100.txt; the 32-bit wide tile
  * of 1024 x 20 keys in bench/results/radix_place-h100.txt: 5% faster banded
  * 20-bit keys than 1024 x 16; the 32-bit narrow policy's warp starts
@@ -134,27 +150,90 @@ struct onesweep_policies
  * policies pack with their narrow policy, the compact ones too (not
  * measured).
  */
-typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
-						  onesweep_policy<1024, 20, 10, 1, false, RANK_ATOMIC_OR, false, true>,
-						  onesweep_policy<256, 32, 8, 2, true, RANK_ATOMIC_OR, false, true, true>,
-						  true,
-						  onesweep_policy<1024, GPUSORT_RECORDS_ITEMS, 10, 1, false, RANK_ATOMIC_OR, false,
-										  true, false, true> >
+/* Full tier (sm_90 and every device whose blocks get as much shared memory). */
+/* warp starts first, leader clears: 2-7% faster 1M-10M (radix_warp_starts-h100.txt) */
+struct full_u32_narrow : radix_tile
+{
+	static constexpr int THREADS = 384, ITEMS = 24, BITS = 8, MIN_BLOCKS = 2;
+	static constexpr bool EARLY_COUNTS = true, WARP_STARTS_FIRST = true;
+	static constexpr int RANK = RANK_ATOMIC_OR;
+	static constexpr bool ASYNC_VALS = true, LEADER_CLEARS = true;
+};
+/* 1024 x 20: 5% faster banded 20-bit keys than 1024 x 16 (radix_place-h100.txt) */
+struct full_u32_wide : radix_tile
+{
+	static constexpr int THREADS = 1024, ITEMS = 20, BITS = 10;
+	static constexpr int RANK = RANK_ATOMIC_OR;
+	static constexpr bool LEADER_CLEARS = true;
+};
+/* 256 x 32: 384 x 24 packed 5% slower (radix_packed-h100.txt) */
+struct full_u32_packed : radix_tile
+{
+	static constexpr int THREADS = 256, ITEMS = 32, BITS = 8, MIN_BLOCKS = 2;
+	static constexpr bool EARLY_COUNTS = true, WARP_STARTS_FIRST = true;
+	static constexpr int RANK = RANK_ATOMIC_OR;
+	static constexpr bool LEADER_CLEARS = true;
+};
+/* 1024 x 24: 3.4% faster banded keys at 100M (radix_records-h100.txt, section 11) */
+struct full_u32_records : full_u32_wide
+{
+	static constexpr int ITEMS = RADIX_RECORDS_ITEMS;
+	static constexpr bool PAIRS_ONLY = true;
+};
+struct full_u64_narrow : radix_tile
+{
+	static constexpr int THREADS = 256, ITEMS = 24, BITS = 8, MIN_BLOCKS = 2;
+	static constexpr bool EARLY_COUNTS = true;
+	static constexpr int RANK = RANK_ATOMIC_OR;
+	static constexpr bool ASYNC_VALS = true;
+};
+struct full_u64_wide : radix_tile
+{
+	static constexpr int THREADS = 512, ITEMS = 24, BITS = 10;
+	static constexpr int RANK = RANK_ATOMIC_OR;
+	static constexpr bool ASYNC_VALS = true, LEADER_CLEARS = true;
+};
+
+/* Mid tier (A100-class: 136 to 167 KB a block): the full tier's but this wide tile. */
+struct mid_u32_wide : full_u32_wide
+{
+	static constexpr int ITEMS = 16;
+};
+
+/* Compact tier (48 KB a block: sm_75-class devices). */
+struct compact_u32_narrow : radix_tile
+{
+	static constexpr int THREADS = 256, ITEMS = 16, BITS = 8;
+};
+struct compact_u32_wide : compact_u32_narrow
+{
+	static constexpr int BITS = 10;
+};
+struct compact_u64_narrow : radix_tile
+{
+	static constexpr int THREADS = 256, ITEMS = 8, BITS = 8;
+};
+struct compact_u64_wide : compact_u64_narrow
+{
+	static constexpr int BITS = 10;
+};
+
+/* 10-bit passes pack too (onesweep_policies::WIDE_PACKS) */
+#define RADIX_WIDE_PACKS true
+
+typedef onesweep_policies<tile_policy<full_u32_narrow>, tile_policy<full_u32_wide>,
+						  tile_policy<full_u32_packed>, RADIX_WIDE_PACKS,
+						  tile_policy<full_u32_records> >
 			onesweep_policies_u32;
-typedef onesweep_policies<onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
-						  onesweep_policy<1024, 16, 10, 1, false, RANK_ATOMIC_OR, false, true>,
-						  onesweep_policy<384, 24, 8, 2, true, RANK_ATOMIC_OR, true, true, true>,
-						  true>
+typedef onesweep_policies<tile_policy<full_u32_narrow>, tile_policy<mid_u32_wide>,
+						  tile_policy<full_u32_narrow>, RADIX_WIDE_PACKS>
 			onesweep_policies_mid_u32;
-typedef onesweep_policies<onesweep_policy<256, 24, 8, 2, true, RANK_ATOMIC_OR, true>,
-						  onesweep_policy<512, 24, 10, 1, false, RANK_ATOMIC_OR, true, true> >
+typedef onesweep_policies<tile_policy<full_u64_narrow>, tile_policy<full_u64_wide> >
 			onesweep_policies_u64;
 typedef onesweep_policies_u64 onesweep_policies_mid_u64;	/* no mid tier measured for 64-bit keys */
-
-/* Devices with less shared memory per block (under 48 KB a block here). */
-typedef onesweep_policies<onesweep_policy<256, 16, 8, 1>, onesweep_policy<256, 16, 10, 1> >
+typedef onesweep_policies<tile_policy<compact_u32_narrow>, tile_policy<compact_u32_wide> >
 			onesweep_policies_compact_u32;
-typedef onesweep_policies<onesweep_policy<256, 8, 8, 1>, onesweep_policy<256, 8, 10, 1> >
+typedef onesweep_policies<tile_policy<compact_u64_narrow>, tile_policy<compact_u64_wide> >
 			onesweep_policies_compact_u64;
 
 /*

@@ -1,7 +1,7 @@
 /*
  * sort_choice.cuh -- gpusort.algorithm = auto: which GPU sort runs, by key
  * width, n and a cheap look at the keys, with the thresholds of
- * gpusort_kernels.h.  Shared by the job API and the benchmark.
+ * auto_config.h.  Shared by the job API and the benchmark.
  *
  * The look is the radix sort's own first read (onesweep_count_t: every
  * 8-bit place's digit counts and the key range), so it costs the radix
@@ -23,6 +23,7 @@
 
 #include <stdio.h>
 
+#include "auto_config.h"
 #include "cuda_check.cuh"
 #include "onesweep.cuh"
 #include "quicksort.cuh"
@@ -53,7 +54,7 @@ auto_quicksort_limit(bool wide)
 
 /*
  * The algorithm for n keys (key_words 32-bit words each; keys holds them as
- * K when key_words <= 2) and the reason, into why.  A forced choice is kept
+ * K when key_words <= 2) and the reason, into reason.  A forced choice is kept
  * unless the keys are too wide for it.  An auto choice that looks at the
  * keys leaves look->counted set: temp (the radix sort's scratch, at least
  * onesweep_temp_bytes) then holds the first read and look->summary what
@@ -62,7 +63,7 @@ auto_quicksort_limit(bool wide)
 template <typename K>
 static gpusort_status
 choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
-				 gpusort_algorithm requested, gpusort_algorithm *chosen, char *why,
+				 gpusort_algorithm requested, gpusort_algorithm *chosen, char *reason,
 				 size_t len, sort_look *look)
 {
 	const bool	wide = key_words == 2;
@@ -76,23 +77,23 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		if (requested != GPUSORT_ALGO_RADIX && key_words > 2)
 		{
 			*chosen = GPUSORT_ALGO_RADIX;
-			snprintf(why, len, "%s takes keys of up to 64 bits",
+			snprintf(reason, len, "%s takes keys of up to 64 bits",
 					 gpusort_algorithm_name(requested));
 		}
 		else
-			snprintf(why, len, "gpusort.algorithm = %s", gpusort_algorithm_name(requested));
+			snprintf(reason, len, "gpusort.algorithm = %s", gpusort_algorithm_name(requested));
 		return GPUSORT_OK;
 	}
 	if (key_words > 2)
 	{
 		*chosen = GPUSORT_ALGO_RADIX;
-		snprintf(why, len, "keys wider than 64 bits");
+		snprintf(reason, len, "keys wider than 64 bits");
 		return GPUSORT_OK;
 	}
 	if (n <= (size_t) (wide ? GPUSORT_AUTO_BITONIC_MAX_N_64 : GPUSORT_AUTO_BITONIC_MAX_N_32))
 	{
 		*chosen = GPUSORT_ALGO_BITONIC;
-		snprintf(why, len, "%zu rows, at most %d: one bitonic network", n,
+		snprintf(reason, len, "%zu rows, at most %d: one bitonic network", n,
 				 wide ? GPUSORT_AUTO_BITONIC_MAX_N_64 : GPUSORT_AUTO_BITONIC_MAX_N_32);
 		return GPUSORT_OK;
 	}
@@ -121,7 +122,7 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		if (distinct <= limit)
 		{
 			*chosen = GPUSORT_ALGO_QUICKSORT;
-			snprintf(why, len, "few distinct keys (%d in a sample of %d, looked at first)",
+			snprintf(reason, len, "few distinct keys (%d in a sample of %d, looked at first)",
 					 distinct, FIRST_READ_SAMPLE);
 			return GPUSORT_OK;
 		}
@@ -137,7 +138,7 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		else if (order < 0 && ordered_window)
 		{
 			*chosen = GPUSORT_ALGO_QUICKSORT;
-			snprintf(why, len, "64-bit keys in descending order (an even sample of %d, looked at first)",
+			snprintf(reason, len, "64-bit keys in descending order (an even sample of %d, looked at first)",
 					 FIRST_READ_SAMPLE);
 			return GPUSORT_OK;
 		}
@@ -188,22 +189,22 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 	for (int p = 0; p < (int) sizeof(K) * 8 / RADIX_NARROW_BITS; p++)
 		most = s->used[p] > most ? s->used[p] : most;
 	if (s->range[0] == s->range[1])
-		snprintf(why, len, "all keys equal (%s shows it)", read);
+		snprintf(reason, len, "all keys equal (%s shows it)", read);
 	else if (s->sorted)
-		snprintf(why, len, "keys already in order (%s shows it)", read);
+		snprintf(reason, len, "keys already in order (%s shows it)", read);
 	else if (ascending_sample)
 	{
 		*chosen = GPUSORT_ALGO_QUICKSORT;
-		snprintf(why, len, "64-bit keys in ascending order (an even sample of %d, looked at first)",
+		snprintf(reason, len, "64-bit keys in ascending order (an even sample of %d, looked at first)",
 				 FIRST_READ_SAMPLE);
 	}
 	else if (most > limit)
 		/* at least that many distinct keys: no sample needed */
-		snprintf(why, len, "%d distinct digits in one byte of the keys", most);
+		snprintf(reason, len, "%d distinct digits in one byte of the keys", most);
 	else if (s->distinct <= limit)
 	{
 		*chosen = GPUSORT_ALGO_QUICKSORT;
-		snprintf(why, len, "few distinct keys (%d in a sample of %d)", s->distinct,
+		snprintf(reason, len, "few distinct keys (%d in a sample of %d)", s->distinct,
 				 FIRST_READ_SAMPLE);
 	}
 	else if (range_look)
@@ -214,15 +215,15 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		if (plan.passes >= GPUSORT_AUTO_BITONIC_LOOKED_MIN_PASSES)
 		{
 			*chosen = GPUSORT_ALGO_BITONIC;
-			snprintf(why, len, "%zu 64-bit keys that radix would sort in %d passes", n,
+			snprintf(reason, len, "%zu 64-bit keys that radix would sort in %d passes", n,
 					 plan.passes);
 		}
 		else
-			snprintf(why, len, "64-bit keys in a range of %d bits (%d passes)",
+			snprintf(reason, len, "64-bit keys in a range of %d bits (%d passes)",
 					 onesweep_bit_length(s->range[1] - s->range[0]), plan.passes);
 	}
 	else
-		snprintf(why, len, "%d distinct keys in a sample of %d", s->distinct,
+		snprintf(reason, len, "%d distinct keys in a sample of %d", s->distinct,
 				 FIRST_READ_SAMPLE);
 
 	return GPUSORT_OK;

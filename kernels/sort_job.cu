@@ -240,17 +240,17 @@ job_radix_sort(gpusort_job *job)
 }
 
 
-/* Which algorithm runs, and why (into job->timing.why). */
+/* Which algorithm runs, and why (into job->timing.algorithm_reason). */
 static gpusort_status
 job_choose(gpusort_job *job, gpusort_algorithm requested, gpusort_algorithm *chosen)
 {
 	if (job->nwords == 2)
 		return choose_algorithm((const uint64_t *) job->d_keys[0], job->n, job->d_temp,
 								job->nwords, requested, chosen,
-								job->timing.why, sizeof(job->timing.why), &job->look);
+								job->timing.algorithm_reason, sizeof(job->timing.algorithm_reason), &job->look);
 	return choose_algorithm((const uint32_t *) job->d_keys[0], job->n, job->d_temp,
 							job->nwords, requested, chosen,
-							job->timing.why, sizeof(job->timing.why), &job->look);
+							job->timing.algorithm_reason, sizeof(job->timing.algorithm_reason), &job->look);
 }
 
 /* The key chunk of keys up to two words, in d_keys[0]. */
@@ -285,7 +285,7 @@ gpusort_job_sort_with(gpusort_job *job, gpusort_algorithm requested)
 	if (n == 0)
 	{
 		job->timing.algorithm = requested == GPUSORT_ALGO_AUTO ? GPUSORT_ALGO_RADIX : requested;
-		snprintf(job->timing.why, sizeof(job->timing.why), "no rows");
+		snprintf(job->timing.algorithm_reason, sizeof(job->timing.algorithm_reason), "no rows");
 		return GPUSORT_OK;
 	}
 	if (job->nwords <= 2)

@@ -74,7 +74,7 @@ SELECT arrays_by_algorithm();
 -- EXPLAIN ANALYZE names the algorithm and why (the CPU choice is the same everywhere)
 SET gpusort.algorithm = cpu;
 \i sql/include/explain_json.sql
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why, p ->> 'Algorithm Why' AS algorithm_why,
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason, p ->> 'Algorithm Reason' AS algorithm_reason,
        p ->> 'On GPU' AS on_gpu
 FROM explain_json('SELECT * FROM alg ORDER BY i') p;
 RESET gpusort.algorithm;

@@ -26,11 +26,11 @@ SET gpusort.work_mem = 1;
 EXPLAIN (COSTS OFF) SELECT * FROM m ORDER BY k, id LIMIT 10000;
 EXPLAIN (COSTS OFF) SELECT * FROM m ORDER BY k, id;
 RESET gpusort.work_mem;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
 FROM explain_json_later('SELECT * FROM m ORDER BY k, id LIMIT 10000', 'SET gpusort.work_mem = 1') j,
      LATERAL (SELECT j -> 'Plans' -> 0) x(p);
 RESET gpusort.work_mem;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
 FROM explain_json_later('SELECT * FROM m ORDER BY id DESC', 'SET gpusort.work_mem = 1') p;
 RESET gpusort.work_mem;
 BEGIN;

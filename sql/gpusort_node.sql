@@ -188,7 +188,7 @@ CREATE FUNCTION explain_lines(q text, fmt text) RETURNS SETOF text LANGUAGE plpg
 DECLARE l text;
 BEGIN
   FOR l IN EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT %s) %s', fmt, q) LOOP
-    RETURN NEXT regexp_replace(regexp_replace(l, '(GPU|Device): [^,<]*,', 'GPU or CPU: ...,'), 'Why: .*', 'Why: ...');
+    RETURN NEXT regexp_replace(regexp_replace(l, '(GPU|Device): [^,<]*,', 'GPU or CPU: ...,'), 'Reason: .*', 'Reason: ...');
   END LOOP;
 END $$;
 SELECT explain_lines('SELECT i FROM g ORDER BY i DESC', 'text');
@@ -203,7 +203,7 @@ RESET gpusort.algorithm;
 -- node fall back to PostgreSQL's tuplesort
 CREATE TABLE wide AS SELECT i, repeat(md5(i::text), 20) AS pad FROM generate_series(1, 3000) i;
 ANALYZE wide;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
 FROM explain_json_later('SELECT * FROM wide ORDER BY i DESC', 'SET gpusort.work_mem = 1') p;
 EXPLAIN (COSTS OFF) SELECT * FROM wide ORDER BY i DESC;
 SELECT same_result('SELECT * FROM wide ORDER BY i DESC', 'i');
@@ -220,7 +220,7 @@ CREATE TABLE narrow AS
 SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE (i % 7)::float4 END AS f
 FROM generate_series(1, 100000) i;
 ANALYZE narrow;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
 FROM explain_json_later('SELECT * FROM narrow ORDER BY f, i DESC', 'SET gpusort.work_mem = 1') p;
 RESET gpusort.work_mem;
 BEGIN;
@@ -290,7 +290,7 @@ RESET gpusort.gather_leader_scans;
 SET parallel_leader_participation = off;
 -- a memory limit the workers meet part way: the rest of their rows comes
 -- up through the Gather, and the GpuSort hands them all to tuplesort
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Why' AS why,
+SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason,
        (p ->> 'Rows Stored by Workers')::int BETWEEN 1 AND 99999 AS workers_stored_some
 FROM explain_json_later('SELECT * FROM pf ORDER BY d, i', 'SET gpusort.work_mem = ''12MB''') p;
 RESET gpusort.work_mem;

@@ -13,7 +13,8 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 
-#include "gpusort.h"
+#include "guc.h"
+#include "sort_engine.h"
 #include "big_alloc.h"
 #include "key_encoding.h"
 

@@ -8,7 +8,7 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
-#include "gpusort.h"
+#include "guc.h"
 #include "../kernels/gpusort_kernels.h"
 
 PG_FUNCTION_INFO_V1(gpusort_devices);

@@ -9,7 +9,7 @@
 
 #include "fmgr.h"
 
-#include "gpusort.h"
+#include "guc.h"
 #include "gpusort_node.h"
 #include "parallel_fill.h"
 

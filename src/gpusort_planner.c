@@ -45,9 +45,10 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "gpusort.h"
+#include "guc.h"
 #include "gpusort_node.h"
 #include "parallel_fill.h"
+#include "plan_build.h"
 #include "sort_keys.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -267,27 +268,6 @@ gpusort_pack_private(List *attnos, List *types, List *sortops, List *collations,
 	private = lappend(private, list_make1_int(bound));
 	Assert(list_length(private) == GPUSORT_PRIVATE_COUNT);
 	return private;
-}
-
-List *
-gpusort_column_vars(List *targetlist, int varno)
-{
-	List	   *vars = NIL;
-	ListCell   *lc;
-	AttrNumber	resno = 0;
-
-	foreach(lc, targetlist)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-
-		resno++;
-		vars = lappend(vars,
-					   makeTargetEntry((Expr *) makeVar(varno, resno, exprType((Node *) tle->expr),
-														exprTypmod((Node *) tle->expr),
-														exprCollation((Node *) tle->expr), 0),
-									   resno, tle->resname, false));
-	}
-	return vars;
 }
 
 /* The GpuSortFill that stores child's rows for gpusort, or child itself. */
@@ -541,55 +521,6 @@ rewrite_plan(Plan *plan, int64 bound)
 	return plan;
 }
 
-/* the highest plan_node_id of the plan being rewritten, then of nodes added */
-static int	max_plan_node_id;
-
-int
-gpusort_new_plan_node_id(void)
-{
-	return ++max_plan_node_id;
-}
-
-static void
-find_max_plan_node_id(Plan *plan)
-{
-	ListCell   *lc;
-
-	if (plan == NULL)
-		return;
-	max_plan_node_id = Max(max_plan_node_id, plan->plan_node_id);
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				find_max_plan_node_id(lfirst(lc));
-			break;
-		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				find_max_plan_node_id(lfirst(lc));
-			break;
-		case T_BitmapAnd:
-			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
-				find_max_plan_node_id(lfirst(lc));
-			break;
-		case T_BitmapOr:
-			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
-				find_max_plan_node_id(lfirst(lc));
-			break;
-		case T_SubqueryScan:
-			find_max_plan_node_id(((SubqueryScan *) plan)->subplan);
-			break;
-		case T_CustomScan:
-			foreach(lc, ((CustomScan *) plan)->custom_plans)
-				find_max_plan_node_id(lfirst(lc));
-			break;
-		default:
-			break;
-	}
-	find_max_plan_node_id(plan->lefttree);
-	find_max_plan_node_id(plan->righttree);
-}
-
 static PlannedStmt *
 gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 				ParamListInfo boundParams)
@@ -603,12 +534,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	if (gpusort_enabled)
 	{
-		ListCell   *lc;
-
-		max_plan_node_id = 0;
-		find_max_plan_node_id(stmt->planTree);
-		foreach(lc, stmt->subplans)
-			find_max_plan_node_id(lfirst(lc));
+		gpusort_plan_ids_start(stmt);
 		current_stmt = stmt;
 		gather_allowed = true;
 		stmt->planTree = rewrite_plan(stmt->planTree, -1);

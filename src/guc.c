@@ -7,7 +7,7 @@
 
 #include "utils/guc.h"
 
-#include "gpusort.h"
+#include "guc.h"
 
 /* the defaults, named once */
 #define DEFAULT_GPU_MIN_ELEMENTS 32768

@@ -34,8 +34,9 @@
 #include "utils/dsa.h"
 
 #include "column_store.h"
-#include "gpusort.h"
+#include "guc.h"
 #include "parallel_fill.h"
+#include "plan_build.h"
 #include "sort_keys.h"
 #include "tuple_store.h"
 

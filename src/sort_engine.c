@@ -17,7 +17,8 @@
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 
-#include "gpusort.h"
+#include "guc.h"
+#include "sort_engine.h"
 #include "big_alloc.h"
 #include "cpu_radix.h"
 #include "../kernels/gpusort_kernels.h"
@@ -128,7 +129,7 @@ cpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	run->on_gpu = false;
 	run->device_name = "CPU";
 	run->algorithm = "radix";
-	strlcpy(run->algorithm_why, "the CPU path is a radix sort", sizeof(run->algorithm_why));
+	strlcpy(run->algorithm_reason, "the CPU path is a radix sort", sizeof(run->algorithm_reason));
 	pfree(scratch);
 	return true;
 }
@@ -181,7 +182,7 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	st = gpusort_device_memory(&free_bytes, &total_bytes);
 	if (st == GPUSORT_OK && gpusort_job_device_bytes(n, nwords) > free_bytes)
 	{
-		run->reason = "not enough free GPU memory";
+		run->device_reason = "not enough free GPU memory";
 		return false;
 	}
 
@@ -217,7 +218,7 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		run->on_gpu = true;
 		run->device_name = gpu_info.name;
 		run->algorithm = gpusort_algorithm_name(timing.algorithm);
-		strlcpy(run->algorithm_why, timing.why, sizeof(run->algorithm_why));
+		strlcpy(run->algorithm_reason, timing.algorithm_reason, sizeof(run->algorithm_reason));
 		run->passes = timing.digit_passes;
 		run->to_device_ms = timing.to_device_ms;
 		run->sort_ms = timing.sort_ms;
@@ -241,7 +242,7 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 				 errdetail("%s: %s", gpusort_status_message(st), gpusort_error_detail()),
 				 st == GPUSORT_ERR_CUDA_STICKY ?
 				 errhint("The GPU stays disabled in this session; reconnect to retry it.") : 0));
-		run->reason = "GPU failure";
+		run->device_reason = "GPU failure";
 		return false;
 	}
 	return true;
@@ -260,19 +261,19 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 	run->algorithm = "radix";
 
 	if (gpusort_device == GPUSORT_DEVICE_CPU)
-		run->reason = "gpusort.device = cpu";
+		run->device_reason = "gpusort.device = cpu";
 	else if (gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU)
-		run->reason = "gpusort.algorithm = cpu";
+		run->device_reason = "gpusort.algorithm = cpu";
 	else if (IsParallelWorker())
-		run->reason = "parallel worker (only the leader opens the GPU)";
+		run->device_reason = "parallel worker (only the leader opens the GPU)";
 	else if (gpusort_device == GPUSORT_DEVICE_AUTO && !forced &&
 			 n < (size_t) gpusort_gpu_min_elements)
-		run->reason = "fewer rows than gpusort.gpu_min_elements";
+		run->device_reason = "fewer rows than gpusort.gpu_min_elements";
 	else if (n > gpusort_job_max_rows() && gpusort_gpu_ready(NULL))
-		run->reason = "more rows than one GPU sort takes";
+		run->device_reason = "more rows than one GPU sort takes";
 	else if (!gpusort_gpu_ready(&why_not))
 	{
-		run->reason = "no usable GPU";
+		run->device_reason = "no usable GPU";
 		if (gpusort_device == GPUSORT_DEVICE_GPU)
 			ereport(WARNING,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -282,14 +283,14 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 	}
 	else
 	{
-		run->reason = gpusort_device == GPUSORT_DEVICE_GPU ? "gpusort.device = gpu" :
+		run->device_reason = gpusort_device == GPUSORT_DEVICE_GPU ? "gpusort.device = gpu" :
 			forced ? "gpusort.algorithm names a GPU sort" : "at least gpusort.gpu_min_elements rows";
 		if (reorder)
 			reorder->done = false;
 		if (gpu_sort(words, nwords, n, perm, run, reorder, &failed))
 		{
 			elog(DEBUG1, "gpusort: sorted %zu rows on %s (%s) with %s (%s), %d passes",
-				 n, run->device_name, run->reason, run->algorithm, run->algorithm_why,
+				 n, run->device_name, run->device_reason, run->algorithm, run->algorithm_reason,
 				 run->passes);
 			return true;
 		}
@@ -298,6 +299,6 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 	if (!cpu_sort(words, nwords, n, perm, run))
 		return false;
 	elog(DEBUG1, "gpusort: sorted %zu rows on the CPU (%s) with %s (%s), %d passes",
-		 n, run->reason, run->algorithm, run->algorithm_why, run->passes);
+		 n, run->device_reason, run->algorithm, run->algorithm_reason, run->passes);
 	return true;
 }

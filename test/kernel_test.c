@@ -12,9 +12,18 @@
  * pass plan.  Multi-word keys and caller payloads too; columns put into sorted order on the device
  * (gpusort_job_permute_fixed).  Device memory must be back where it started.
  *
- * Usage: kernel_test [max_n [min_n [nwords]]]
+ * Usage: kernel_test [option...] [max_n [min_n [nwords]]]
  *   sizes min_n..max_n (default 0..2^26; up to 2^30), keys of nwords words
- *   (default: 1, 2 and 3)
+ *   (default: 1, 2 and 3).  The options steer the library through its
+ *   test hooks (kernels/gpusort_test_hooks.h), to run the paths of other
+ *   devices and the forced variants:
+ *     --block-smem=BYTES      as on a device that gives a block at most that
+ *                             much shared memory (49152: the compact policies)
+ *     --pairs=apart|packed    radix pairs apart or packed whatever the data
+ *     --records=off|always    radix records never, or at every size
+ *     --first-read-copy       the first read's summary by a copy, not mapped memory
+ *     --bitonic-stride-kernels  the bitonic network a kernel per stride
+ *     --quicksort-no-split    quicksort's two-way phase one only
  * Beyond 2^26 the 32- and 64-bit keys of every distribution (three-word keys
  * and the constant high word only up to 2^26); the rows of a large case are
  * filled and checked on all CPU cores at once.
@@ -25,8 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auto_config.h"
 #include "cpu_radix.h"
 #include "gpusort_kernels.h"
+#include "gpusort_test_hooks.h"
 #include "test_check.h"
 #include "test_data.h"
 
@@ -450,7 +461,7 @@ run_ordered_choice_case(size_t n, int order, uint64_t *rng)
 		size_t		bad = n;
 
 		CHECK(timing.algorithm == want, "ordered choice n=%zu order %d: auto ran %s (%s), not %s",
-			  n, order, gpusort_algorithm_name(timing.algorithm), timing.why,
+			  n, order, gpusort_algorithm_name(timing.algorithm), timing.algorithm_reason,
 			  gpusort_algorithm_name(want));
 		for (size_t i = 0; i < n && bad == n; i++)
 		{
@@ -537,12 +548,48 @@ run_late_descent_case(size_t n, int nwords, int where, gpusort_algorithm alg)
 	free(want);
 }
 
+/* The options (see the usage above) into the test hooks; returns the first positional index. */
+static int
+set_hooks(int argc, char **argv)
+{
+	int			i;
+
+	for (i = 1; i < argc && strncmp(argv[i], "--", 2) == 0; i++)
+	{
+		const char *a = argv[i];
+
+		if (strncmp(a, "--block-smem=", 13) == 0)
+			gpusort_test_hooks.block_smem_limit = (size_t) strtoull(a + 13, NULL, 10);
+		else if (strcmp(a, "--pairs=apart") == 0)
+			gpusort_test_hooks.pairs = GPUSORT_TEST_PAIRS_APART;
+		else if (strcmp(a, "--pairs=packed") == 0)
+			gpusort_test_hooks.pairs = GPUSORT_TEST_PAIRS_PACKED;
+		else if (strcmp(a, "--records=off") == 0)
+			gpusort_test_hooks.records = GPUSORT_TEST_RECORDS_OFF;
+		else if (strcmp(a, "--records=always") == 0)
+			gpusort_test_hooks.records = GPUSORT_TEST_RECORDS_ALWAYS;
+		else if (strcmp(a, "--first-read-copy") == 0)
+			gpusort_test_hooks.first_read_by_copy = 1;
+		else if (strcmp(a, "--bitonic-stride-kernels") == 0)
+			gpusort_test_hooks.bitonic_stride_kernels = 1;
+		else if (strcmp(a, "--quicksort-no-split") == 0)
+			gpusort_test_hooks.quicksort_no_split = 1;
+		else
+		{
+			fprintf(stderr, "kernel_test: unknown option %s\n", a);
+			exit(2);
+		}
+	}
+	return i;
+}
+
 int
 main(int argc, char **argv)
 {
-	size_t		max_n = argc > 1 ? strtoull(argv[1], NULL, 10) : ((size_t) 1 << 26);
-	size_t		min_n = argc > 2 ? strtoull(argv[2], NULL, 10) : 0;
-	int			only_words = argc > 3 ? atoi(argv[3]) : 0;	/* 0: 1 to 3 words */
+	const int	a0 = set_hooks(argc, argv);	/* the first positional argument */
+	size_t		max_n = argc > a0 ? strtoull(argv[a0], NULL, 10) : ((size_t) 1 << 26);
+	size_t		min_n = argc > a0 + 1 ? strtoull(argv[a0 + 1], NULL, 10) : 0;
+	int			only_words = argc > a0 + 2 ? atoi(argv[a0 + 2]) : 0;	/* 0: 1 to 3 words */
 	size_t		sizes[] = {0, 1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 2047, 2048,
 		2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 6145, 8191, 8193, 12289,
 		65536, 100003, 1u << 20, 3000017, 6000011, 1u << 24, (1u << 26) + 5, 1u << 28,

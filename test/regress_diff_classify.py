@@ -76,7 +76,7 @@ ROWS_AMONG_PEERS_RE = re.compile(r"\bdistinct\s+on\b|\blimit\b|\boffset\b|\bfetc
 PLAN_LINE_RE = re.compile(
     r"^\s*(->\s+)?(Custom Scan \(GpuSort\)|Sort\b|Incremental Sort\b|Gather( Merge)?\b)|"
     r"^\s+(Sort Key|Presorted Key|Sort Method|Sort Bound|Full-sort Groups|Pre-sorted Groups|"
-    r"Device|Why|Algorithm Why|Workers Planned|Workers Launched):|^\(\d+ rows?\)$")
+    r"Device|Device Reason|Algorithm Reason|Workers Planned|Workers Launched):|^\(\d+ rows?\)$")
 
 
 def read_lines(path):

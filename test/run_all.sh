@@ -30,27 +30,29 @@ echo "== kernel test program, the compact kernels of devices with less shared me
 echo "   sort's compact policies, quicksort's short scatter steps and smaller leaf networks)"
 echo "   and the first read's summary copied, not written to mapped host memory, and the"
 echo "   bitonic network a kernel per stride (as where its blocks cannot all be resident)"
-GPUSORT_COMPACT_SMEM=1 GPUSORT_FIRST_READ_COPY=1 GPUSORT_BITONIC_STRIDE_KERNELS=1 test/kernel_test 1048576
+test/kernel_test --block-smem=49152 --first-read-copy --bitonic-stride-kernels 1048576
 echo "== kernel test program as on a device of 99 KB of shared memory a block (sm_86/sm_89):"
 echo "   the radix sort's compact policies, quicksort's middle scatter steps"
-GPUSORT_BLOCK_SMEM=101376 test/kernel_test 1048576
+test/kernel_test --block-smem=101376 1048576
 echo "== kernel test program as on a device of 163 KB of shared memory a block (sm_80), 32-bit"
 echo "   keys: the radix sort's mid policies (the 10-bit passes' tile of 1024 x 16 keys)"
-GPUSORT_BLOCK_SMEM=166912 test/kernel_test 1048576 0 1
+test/kernel_test --block-smem=166912 1048576 0 1
 
 echo "== kernel test program, 32-bit keys with their pairs kept apart between the radix passes"
 echo "   whatever the data (as where the buffers do not allow packing them), then packed"
 echo "   whatever the data"
-GPUSORT_PAIRS=apart test/kernel_test 1048576 0 1
-GPUSORT_PAIRS=packed test/kernel_test 1048576 0 1
+test/kernel_test --pairs=apart 1048576 0 1
+test/kernel_test --pairs=packed 1048576 0 1
 echo "== kernel test program, 32-bit keys from 2^22 with the records between two radix passes"
 echo "   over key - min turned off (the packed pairs they replace there)"
-GPUSORT_RECORDS=off test/kernel_test "${KERNEL_TEST_MAX_N:-16777216}" 4194304 1
+test/kernel_test --records=off "${KERNEL_TEST_MAX_N:-16777216}" 4194304 1
 echo "== kernel test program, 32-bit keys, records taken at every size (the key ranges of 17-20"
 echo "   bits from 3,073 keys), on the project's, the compact and the mid policies"
-GPUSORT_RECORDS=always test/kernel_test 1048576 0 1
-GPUSORT_RECORDS=always GPUSORT_COMPACT_SMEM=1 test/kernel_test 1048576 0 1
-GPUSORT_RECORDS=always GPUSORT_BLOCK_SMEM=166912 test/kernel_test 1048576 0 1
+test/kernel_test --records=always 1048576 0 1
+test/kernel_test --records=always --block-smem=49152 1048576 0 1
+test/kernel_test --records=always --block-smem=166912 1048576 0 1
+echo "== kernel test program, quicksort without its split rounds (the paper's two-way phase one)"
+test/kernel_test --quicksort-no-split 1048576
 fi
 
 if want regress; then

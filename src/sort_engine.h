@@ -1,65 +1,11 @@
 /*
- * gpusort.h -- declarations shared by the PostgreSQL-facing C files.
+ * sort_engine.h -- the sort of encoded key words, on the GPU or the CPU
+ * (sort_engine.c).
  */
-#ifndef GPUSORT_H
-#define GPUSORT_H
+#ifndef GPUSORT_SORT_ENGINE_H
+#define GPUSORT_SORT_ENGINE_H
 
 #include "postgres.h"
-
-#include "nodes/pg_list.h"
-
-/* gpusort.device */
-typedef enum GpuSortDevice
-{
-	GPUSORT_DEVICE_AUTO,
-	GPUSORT_DEVICE_GPU,
-	GPUSORT_DEVICE_CPU
-} GpuSortDevice;
-
-/* gpusort.algorithm */
-typedef enum GpuSortAlgorithm
-{
-	GPUSORT_ALGORITHM_AUTO,
-	GPUSORT_ALGORITHM_RADIX,
-	GPUSORT_ALGORITHM_QUICKSORT,
-	GPUSORT_ALGORITHM_BITONIC,
-	GPUSORT_ALGORITHM_CPU
-} GpuSortAlgorithm;
-
-/* gpusort.parallel_fill */
-typedef enum GpuSortParallelFill
-{
-	GPUSORT_PARALLEL_FILL_OFF,
-	GPUSORT_PARALLEL_FILL_ON,
-	GPUSORT_PARALLEL_FILL_AUTO	/* where the rows are stored as columns */
-} GpuSortParallelFill;
-
-/* GUC variables (guc.c) */
-extern int	gpusort_device;
-extern int	gpusort_algorithm_choice;
-extern int	gpusort_gpu_min_elements;
-extern bool gpusort_enabled;
-extern int	gpusort_min_rows;
-extern int	gpusort_max_memory;	/* MB */
-extern int	gpusort_work_mem;	/* MB; -1: gpusort_max_memory */
-extern bool gpusort_verify_order;
-
-/* The memory one GpuSort node may hold, in bytes (guc.c). */
-extern Size gpusort_memory_limit(void);
-extern int	gpusort_gpu_reorder_min_rows;
-extern int	gpusort_parallel_fill;
-extern bool gpusort_gather_leader_scans;
-
-/* A plan node id no node of the plan being rewritten has (gpusort_planner.c). */
-extern int	gpusort_new_plan_node_id(void);
-
-/*
- * A targetlist of Vars (varno: OUTER_VAR, INDEX_VAR, ...) that passes every
- * column of targetlist on, with its name (gpusort_planner.c).
- */
-extern List *gpusort_column_vars(List *targetlist, int varno);
-
-extern void gpusort_define_gucs(void);
 
 /* What one sort did, for EXPLAIN and DEBUG messages (sort_engine.c). */
 typedef struct GpuSortRun
@@ -67,8 +13,8 @@ typedef struct GpuSortRun
 	bool		on_gpu;			/* the GPU produced the result */
 	const char *device_name;	/* GPU name, or "CPU" */
 	const char *algorithm;		/* "radix", "quicksort", "bitonic", ... */
-	const char *reason;			/* why this path was taken */
-	char		algorithm_why[128];	/* why this algorithm */
+	const char *device_reason;	/* why this device (and path) */
+	char		algorithm_reason[128];	/* why this algorithm */
 	int			passes;			/* digit passes run */
 	double		to_device_ms;
 	double		sort_ms;

@@ -1,0 +1,627 @@
+/*
+ * node_intake.c -- the GpuSort node's input: on the first fetch it pulls
+ * every row of its child (and takes the rows parallel workers stored,
+ * parallel_fill.c) into an in-memory row store, encodes each row's sort
+ * keys into 32-bit word columns as it arrives (NULL flags as an extra
+ * word for keys that hold NULLs), and has the sort engine (GPU or CPU
+ * radix) compute the sorting permutation.  A small constant bound keeps
+ * only the best rows in the top-k heap (node_topk.c) instead.  Memory is
+ * counted against the node's budget (gpusort.work_mem /
+ * gpusort.max_memory); past it, or when memory runs out, the rows move to
+ * PostgreSQL's tuplesort, which spills to disk.
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "big_alloc.h"
+#include "cpu_radix.h"
+#include "gpusort_node.h"
+#include "guc.h"
+#include "key_encoding.h"
+#include "node_state.h"
+#include "sort_keys.h"
+
+/* why a node hands its rows to the tuplesort (EXPLAIN's "Device Reason") */
+#define ROWS_OVER_BUDGET "rows exceed gpusort.work_mem / gpusort.max_memory"
+
+static void
+init_stores(GpuSortState *state)
+{
+	TupleDesc	desc = state->slot->tts_tupleDescriptor;
+
+	tuple_store_init(&state->store, state->sortcxt);
+	if (state->columnar)
+		column_store_init(&state->cols, state->sortcxt, desc);
+}
+
+/* Memory the stored rows take. */
+static Size
+stored_bytes(GpuSortState *state)
+{
+	return (state->columnar ? state->cols.bytes : state->store.bytes) + state->fill_bytes;
+}
+
+/*
+ * Memory a sort of n rows needs besides their keys: the permutation, and
+ * the CPU radix sort's scratch where the CPU sorts them.
+ */
+static Size
+sort_bytes(Size n)
+{
+	return (n + cpu_radix_scratch_words(n)) * sizeof(uint32);
+}
+
+/*
+ * Memory the node holds (or will, to sort n rows) with key word columns of
+ * cap rows: what the budget (state->limit_bytes) is checked against.
+ */
+static Size
+used_bytes(GpuSortState *state, Size n, Size cap, Size key_bytes)
+{
+	return stored_bytes(state) + cap * key_bytes + sort_bytes(n);
+}
+
+/*
+ * Move the stored rows (or the top-k heap's) and the row in hand (slot, if
+ * any) into a tuplesort, which keeps to work_mem and spills to disk.
+ */
+static void
+start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
+{
+	TupleDesc	desc = state->slot->tts_tupleDescriptor;
+	int			sortopt = TUPLESORT_RANDOMACCESS;
+
+	if (state->bound >= 0)
+		sortopt |= TUPLESORT_ALLOWBOUNDED;
+	state->fallback_reason = reason;
+	state->tuplesort = tuplesort_begin_heap(desc, state->nkeys, state->attnos,
+											state->sortops, state->collations,
+											state->nulls_first, work_mem, NULL,
+											sortopt);
+	/* before the first row, as tuplesort wants it */
+	if (state->bound >= 0)
+		tuplesort_set_bound(state->tuplesort, state->bound);
+	if (state->heap)
+	{
+		for (Size i = 0; i < state->heap_n; i++)
+		{
+			if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
+			ExecStoreMinimalTuple(state->heap[i].tuple, state->slot, false);
+			tuplesort_puttupleslot(state->tuplesort, state->slot);
+		}
+		ExecClearTuple(state->slot);
+		state->heap = NULL;
+		state->heap_n = 0;
+		state->heap_bytes = 0;
+	}
+	else if (state->columnar)
+	{
+		for (Size i = 0; i < state->cols.nrows; i++)
+		{
+			if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
+			column_store_get(&state->cols, i, state->vslot);
+			tuplesort_puttupleslot(state->tuplesort, state->vslot);
+		}
+		ExecClearTuple(state->vslot);
+	}
+	else
+	{
+		for (Size i = 0; i < state->store.ntuples; i++)
+		{
+			if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
+			ExecStoreMinimalTuple(state->store.tuples[i], state->slot, false);
+			tuplesort_puttupleslot(state->tuplesort, state->slot);
+		}
+		ExecClearTuple(state->slot);
+	}
+	MemoryContextReset(state->sortcxt);
+	init_stores(state);
+	state->fill_bytes = 0;		/* the tuplesort has copies of the workers' rows */
+	if (slot != NULL)
+		tuplesort_puttupleslot(state->tuplesort, slot);
+}
+
+/* ---- the sort --------------------------------------------------------------- */
+
+/*
+ * The encoded keys of the rows read so far, written straight into the
+ * 32-bit word columns the sort takes (word-major, most significant first):
+ * per key an optional NULL-order word, the high word of a two-word code,
+ * and the low (or only) word.
+ */
+typedef struct KeyWords
+{
+	uint32	   *nulls;			/* NULL until the key's first NULL */
+	uint32	   *hi;				/* two-word codes only */
+	uint32	   *lo;
+} KeyWords;
+
+/* Bytes the key words of one row take before any key has NULL words. */
+static Size
+key_row_bytes(GpuSortState *state)
+{
+	Size		bytes = 0;
+
+	for (int k = 0; k < state->nkeys; k++)
+		bytes += sizeof(uint32) * gpusort_key_words(state->types[k]);
+	return bytes;
+}
+
+/*
+ * Move one word column to a new array of cap rows (make it if it does not
+ * exist yet and every row needs it); false if out of memory.
+ */
+static bool
+grow_words(GpuSortState *state, uint32 **words, Size old, Size cap, bool needed)
+{
+	uint32	   *grown;
+
+	if (*words == NULL && !needed)
+		return true;
+	grown = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
+	if (grown == NULL)
+		return false;
+	if (*words != NULL)
+	{
+		memcpy(grown, *words, old * sizeof(uint32));
+		pfree(*words);
+	}
+	*words = grown;
+	return true;
+}
+
+/* Grow the key word columns to hold cap rows; false if out of memory. */
+static bool
+grow_key_words(GpuSortState *state, KeyWords *kw, Size old, Size cap)
+{
+	for (int k = 0; k < state->nkeys; k++)
+		if (!grow_words(state, &kw[k].lo, old, cap, true) ||
+			!grow_words(state, &kw[k].hi, old, cap,
+						gpusort_key_words(state->types[k]) == 2) ||
+			!grow_words(state, &kw[k].nulls, old, cap, false))
+			return false;
+	return true;
+}
+
+/*
+ * The first NULL of key k, at row n: from now on the key has a NULL-order
+ * word; the rows before were not NULL.  False if out of memory.
+ */
+static bool
+start_null_words(GpuSortState *state, KeyWords *kw, int k, Size n, Size cap)
+{
+	uint32		not_null = gpusort_null_word(false, state->nulls_first[k]);
+
+	kw[k].nulls = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
+	if (kw[k].nulls == NULL)
+		return false;
+	for (Size i = 0; i < n; i++)
+		kw[k].nulls[i] = not_null;
+	return true;
+}
+
+static bool fill_reorder(GpuSortReorder *r);
+
+/*
+ * Ask the GPU sort to also put a column store into sorted order (its
+ * columns go up with the keys and come back gathered: a few bytes per row
+ * each way instead of a random read per row and column when the rows are
+ * handed up), when there are enough rows for that to pay
+ * (gpusort.gpu_reorder_min_rows: below it the columns mostly fit in the
+ * CPU caches) and memory allows a sorted copy; NULL if not.  Rows of a
+ * tuple store stay where they are: moving them through the device costs
+ * more than their random reads save (bench/results).
+ */
+static GpuSortReorder *
+prepare_reorder(GpuSortState *state, Size n)
+{
+	GpuSortReorder *r;
+	Size		m = state->nresult;
+
+	if (!state->columnar || n < (Size) gpusort_gpu_reorder_min_rows || m == 0 ||
+		used_bytes(state, n, n, key_row_bytes(state)) + stored_bytes(state) > state->limit_bytes)
+		return NULL;
+	r = palloc0(sizeof(GpuSortReorder));
+	r->m = m;
+	r->prepare = fill_reorder;
+	r->arg = state;
+	return r;
+}
+
+/* The arrays of a reorder, made only once the GPU has sorted. */
+static bool
+fill_reorder(GpuSortReorder *r)
+{
+	GpuSortState *state = (GpuSortState *) r->arg;
+	ColumnStore *cols = &state->cols;
+	Size		m = r->m;
+	int			c;
+
+	r->fixed_in = palloc(2 * cols->natts * sizeof(void *));
+	r->fixed_out = palloc0(2 * cols->natts * sizeof(void *));
+	r->fixed_size = palloc(2 * cols->natts * sizeof(size_t));
+	for (c = 0; c < cols->natts; c++)
+	{
+		r->fixed_in[r->nfixed] = cols->values[c];
+		r->fixed_size[r->nfixed] = cols->width[c];
+		r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * cols->width[c]);
+		if (cols->isnull[c])
+		{
+			r->fixed_in[r->nfixed] = cols->isnull[c];
+			r->fixed_size[r->nfixed] = sizeof(bool);
+			r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(bool));
+		}
+	}
+	for (c = 0; c < r->nfixed; c++)
+		if (r->fixed_out[c] == NULL)
+			return false;
+	return true;
+}
+
+/* Take the columns the GPU put in order (if it did), and free what is left over. */
+static void
+finish_reorder(GpuSortState *state, GpuSortReorder *r)
+{
+	ColumnStore *cols = &state->cols;
+
+	if (r->done)
+	{
+		int			f = 0;
+
+		for (int c = 0; c < cols->natts; c++)
+		{
+			pfree(cols->values[c]);
+			cols->values[c] = r->fixed_out[f++];
+			if (cols->isnull[c])
+			{
+				pfree(cols->isnull[c]);
+				cols->isnull[c] = r->fixed_out[f++];
+			}
+		}
+		cols->nrows = r->m;
+		pfree(state->perm);
+		state->perm = NULL;		/* rows are in sorted order now */
+	}
+	else
+	{
+		for (int c = 0; c < r->nfixed; c++)
+			if (r->fixed_out[c])
+				pfree(r->fixed_out[c]);
+	}
+}
+
+/*
+ * Encode the keys of the row in slot into row n of the key word columns
+ * (capacity cap); *key_bytes grows when a key gets its NULL words.  False
+ * if out of memory.
+ */
+static bool
+encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
+				Size n, Size cap, Size *key_bytes)
+{
+	Assert(n < cap);
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		bool		null;
+		Datum		d = slot_getattr(slot, state->attnos[k], &null);
+		uint64		code = gpusort_key_code(state->types[k], d, null, state->descending[k]);
+
+		if (null && kw[k].nulls == NULL)
+		{
+			if (!start_null_words(state, kw, k, n, cap))
+				return false;
+			*key_bytes += sizeof(uint32);
+		}
+		if (kw[k].nulls)
+			kw[k].nulls[n] = gpusort_null_word(null, state->nulls_first[k]);
+		if (kw[k].hi)
+			kw[k].hi[n] = (uint32) (code >> 32);
+		kw[k].lo[n] = (uint32) code;
+	}
+	return true;
+}
+
+/*
+ * Rows the key word columns start with: the planner's estimate, but no
+ * more than this, so that memory follows the rows that arrive (a wrong
+ * estimate costs a few doublings, not a reservation).
+ */
+#define FIRST_KEY_ROWS 65536
+
+/*
+ * Room for at least need rows (n rows so far) in the key word columns and
+ * the row store: first the planner's estimate (up to FIRST_KEY_ROWS), then
+ * doubling, never past what the budget leaves.  False if out of memory.
+ */
+static bool
+grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, Size *cap,
+		  Size *key_bytes)
+{
+	Size		newcap;
+
+	if (need <= *cap)
+		return true;
+	if (*cap == 0)
+		*key_bytes = key_row_bytes(state);
+	newcap = *cap ? *cap * 2 :
+		(Size) Max(1024, Min(state->est_rows * 1.05, (double) FIRST_KEY_ROWS));
+	if (used_bytes(state, need, newcap, *key_bytes) > state->limit_bytes)
+		newcap = need + need / 8;	/* the budget decides soon */
+	newcap = Max(newcap, need);
+	if (!grow_key_words(state, kw, n, newcap))
+		return false;
+	/* the row store starts at the same size (it grows by itself if this fails) */
+	if (*cap == 0)
+		(void) (state->columnar ? column_store_reserve(&state->cols, newcap) :
+				tuple_store_reserve(&state->store, newcap));
+	*cap = newcap;
+	return true;
+}
+
+/* Row i of a chunk the workers filled, in one of our slots. */
+static TupleTableSlot *
+chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
+{
+	TupleTableSlot *vslot = state->vslot;
+
+	if (!v->columnar)
+		return ExecStoreMinimalTuple((MinimalTuple) (v->data + v->tuple_off[i]),
+									 state->slot, false);
+	ExecClearTuple(vslot);
+	for (int c = 0; c < vslot->tts_tupleDescriptor->natts; c++)
+	{
+		vslot->tts_values[c] = column_value_get(v->values[c], state->cols.width[c], i);
+		vslot->tts_isnull[c] = v->isnull[c][i];
+	}
+	return ExecStoreVirtualTuple(vslot);
+}
+
+/*
+ * Take the rows the parallel workers stored (parallel_fill.c) after the n
+ * rows read so far, as if they had been read here: key words copied,
+ * tuples pointed at where they lie (column rows copied).  Falls back to the
+ * tuplesort like the reading loop.  Returns the new row count.
+ */
+static Size
+take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key_bytes)
+{
+	FillChunkView v;
+
+	while (fill_area_next_chunk(state->fill, &v))
+	{
+		Size		m = v.nrows;
+		const char *reason = NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		state->fill_rows += m;
+		if (v.columnar != state->columnar)
+			elog(ERROR, "GpuSortFill stored rows in another form than GpuSort reads");
+		if (!state->tuplesort)
+		{
+			/* the chunk stays in shared memory until the area closes */
+			if (used_bytes(state, n + m, Max(*cap, n + m),
+						   *key_bytes ? *key_bytes : key_row_bytes(state)) +
+				v.bytes > state->limit_bytes)
+				reason = ROWS_OVER_BUDGET;
+			else if (n + m > (Size) PG_UINT32_MAX)
+				reason = "more rows than 32-bit row positions hold";
+			else if (!grow_rows(state, kw, n, n + m, cap, key_bytes))
+				reason = "out of memory for sort keys";
+			else if (!v.columnar && !tuple_store_reserve(&state->store, n + m))
+				reason = "out of memory for rows";
+			else
+			{
+				for (int k = 0; k < state->nkeys && !reason; k++)
+				{
+					if (!v.key_has_null[k] || kw[k].nulls != NULL)
+						continue;
+					if (!start_null_words(state, kw, k, n, *cap))
+						reason = "out of memory for sort keys";
+					else
+						*key_bytes += sizeof(uint32);
+				}
+				if (!reason && v.columnar &&
+					!column_store_append(&state->cols, v.values, v.isnull, m))
+					reason = "out of memory for rows";
+			}
+		}
+		if (state->tuplesort || reason)
+		{
+			/* every row of the chunk to the tuplesort (start_tuplesort uses our slots) */
+			if (!state->tuplesort)
+				start_tuplesort(state, reason, NULL);
+			for (Size i = 0; i < m; i++)
+				tuplesort_puttupleslot(state->tuplesort, chunk_row_slot(state, &v, i));
+			continue;
+		}
+		for (int k = 0; k < state->nkeys; k++)
+		{
+			if (kw[k].nulls)
+				for (Size i = 0; i < m; i++)
+					kw[k].nulls[n + i] = gpusort_null_word(v.key_has_null[k] && v.nulls[k][i],
+														   state->nulls_first[k]);
+			if (kw[k].hi)
+				memcpy(kw[k].hi + n, v.hi[k], m * sizeof(uint32));
+			memcpy(kw[k].lo + n, v.lo[k], m * sizeof(uint32));
+		}
+		if (!v.columnar)
+			for (Size i = 0; i < m; i++)
+				(void) tuple_store_add_external(&state->store,
+												(MinimalTuple) (v.data + v.tuple_off[i]));
+		/* columns were copied out, but the chunk is only freed with the area */
+		state->fill_bytes += v.bytes;
+		n += m;
+	}
+	return n;
+}
+
+/*
+ * Sort the n stored rows whose key words kw holds (GPU or CPU), or, where
+ * memory for the sort itself runs out, hand them to the tuplesort.
+ */
+static void
+sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
+{
+	MemoryContext oldcxt;
+	int			nwords = 0;
+	const uint32 **words;
+	GpuSortReorder *reorder;
+	bool		sorted;
+
+	/* every stored row has its key words; positions are 32-bit */
+	Assert(n == (state->columnar ? state->cols.nrows : state->store.ntuples));
+	Assert(n <= (Size) PG_UINT32_MAX);
+
+	/* the permutation, the GPU job's guard and the reorder live in sortcxt */
+	oldcxt = MemoryContextSwitchTo(state->sortcxt);
+	words = palloc((3 * state->nkeys) * sizeof(uint32 *));
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		if (kw[k].nulls)
+			words[nwords++] = kw[k].nulls;
+		if (kw[k].hi)
+			words[nwords++] = kw[k].hi;
+		words[nwords++] = kw[k].lo;
+	}
+	CHECK_FOR_INTERRUPTS();
+
+	state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
+	state->perm = gpusort_alloc_big(state->sortcxt, Max(n, 1) * sizeof(uint32));
+	reorder = state->perm ? prepare_reorder(state, n) : NULL;
+	sorted = state->perm &&
+		gpusort_sort_rows(words, nwords, n, state->perm, &state->run, reorder);
+	MemoryContextSwitchTo(oldcxt);
+	if (!sorted)
+	{
+		/* the rows are still in the stores: the tuplesort takes them */
+		state->perm = NULL;
+		start_tuplesort(state, "out of memory for the sort", NULL);
+		return;
+	}
+	for (int w = 0; w < nwords; w++)
+		if (words[w])
+			pfree((void *) words[w]);
+	pfree(words);
+	if (reorder)
+		finish_reorder(state, reorder);
+}
+
+/*
+ * Read every row of the child (and the rows the parallel workers stored),
+ * then sort them: the top-k heap, the sort engine, or the tuplesort.
+ */
+void
+node_sort_input(GpuSortState *state)
+{
+	PlanState  *outer = outerPlanState(state);
+	bool		topk = state->bound >= 0 && state->bound <= GPUSORT_TOPK_MAX_BOUND;
+	KeyWords   *kw = NULL;
+	Size		key_bytes = 0;	/* bytes of key words per row */
+	Size		cap = 0,
+				n = 0,			/* rows in the store */
+				rows = 0;		/* rows read */
+	instr_time	start;
+	TopKEntry	probe;
+
+	INSTR_TIME_SET_CURRENT(start);
+	state->limit_bytes = gpusort_memory_limit();
+	init_stores(state);
+	if (topk)
+		node_topk_start(state, &probe);
+	else
+		kw = MemoryContextAllocZero(state->sortcxt, state->nkeys * sizeof(KeyWords));
+
+	/* the area the Gather's workers store their rows in (parallel_fill.c) */
+	if (state->has_fill)
+		state->fill = fill_area_open(state->css.ss.ps.state->es_query_cxt, state->nkeys,
+									 state->types, state->slot->tts_tupleDescriptor,
+									 state->columnar, topk ? 0 : state->limit_bytes);
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		rows++;
+		if (state->tuplesort)
+		{
+			tuplesort_puttupleslot(state->tuplesort, slot);
+			continue;
+		}
+		if (topk)
+		{
+			MemoryContext old = MemoryContextSwitchTo(state->sortcxt);
+
+			probe.seq = rows;
+			node_topk_add(state, slot, &probe);
+			MemoryContextSwitchTo(old);
+			if (state->heap_bytes > state->limit_bytes)
+				start_tuplesort(state, ROWS_OVER_BUDGET, NULL);
+			continue;
+		}
+		if (n == (Size) PG_UINT32_MAX)
+		{
+			/* the sort's row positions are 32-bit */
+			start_tuplesort(state, "more rows than 32-bit row positions hold", slot);
+			continue;
+		}
+		if (n == cap && !grow_rows(state, kw, n, n + 1, &cap, &key_bytes))
+		{
+			start_tuplesort(state, "out of memory for sort keys", slot);
+			continue;
+		}
+		if (!encode_row_keys(state, kw, slot, n, cap, &key_bytes))
+		{
+			start_tuplesort(state, "out of memory for sort keys", slot);
+			continue;
+		}
+		{
+			bool		over = used_bytes(state, n + 1, cap, key_bytes) > state->limit_bytes;
+
+			if (over || !(state->columnar ?
+						  column_store_add_slot(&state->cols, slot) :
+						  tuple_store_add_slot(&state->store, slot)))
+			{
+				start_tuplesort(state, over ? ROWS_OVER_BUDGET : "out of memory for rows", slot);
+				continue;
+			}
+		}
+		n++;
+	}
+	if (state->fill)
+	{
+		fill_area_stop_offering(state->fill);
+		n = take_filled_rows(state, kw, n, &cap, &key_bytes);
+		rows += state->fill_rows;
+	}
+	state->rows_in = rows;
+	state->fill_ms = ms_since(start);
+
+	if (state->heap)
+		node_topk_finish(state);
+	else if (!state->tuplesort)
+		sort_stored_rows(state, kw, n);
+
+	if (state->tuplesort)
+	{
+		tuplesort_performsort(state->tuplesort);
+		state->run.algorithm = "tuplesort";
+		state->run.device_name = "CPU";
+		state->run.on_gpu = false;
+		state->run.device_reason = state->fallback_reason;
+	}
+	state->sorted = true;
+	if (gpusort_verify_order && !state->tuplesort)
+		node_verify_order(state);
+	state->cur = -1;
+	state->emit_done = false;
+	INSTR_TIME_SET_CURRENT(state->emit_start);
+}
+
