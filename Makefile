@@ -101,8 +101,8 @@ bench/sort_bench: bench/sort_bench.cu bench/bench_clock.h bench/bench_data.cuh t
 	$(NVCC) $(NVCC_FLAGS) -Isrc -Ikernels -Itest -o $@ bench/sort_bench.cu src/cpu_radix.c \
 		$(filter-out kernels/sort_job.o,$(KERNEL_OBJS))
 
-bench/radix_tune: bench/radix_tune.cu bench/bench_data.cuh test/test_data.h $(KERNEL_HEADERS) kernels/device.o kernels/onesweep.o
-	$(NVCC) $(NVCC_FLAGS) -Ikernels -Itest -o $@ bench/radix_tune.cu kernels/device.o kernels/onesweep.o
+bench/radix_tune: bench/radix_tune.cu bench/bench_data.cuh test/test_data.h $(KERNEL_HEADERS) $(KERNEL_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -Ikernels -Itest -o $@ bench/radix_tune.cu $(KERNEL_OBJS)
 
 .PHONY: unit-test kernel-test
 unit-test: test/unit_test

@@ -7,7 +7,8 @@
 #define GPUSORT_QUICKSORT_MULTI_CUH
 
 #include <stdint.h>
-#include "onesweep_kernels.cuh"	/* FIRST_READ_SAMPLE, warp_reduce_range */
+#include "first_read_kernels.cuh"	/* FIRST_READ_SAMPLE, first_read_summary */
+#include "warp_primitives.cuh"
 #include "quicksort_config.cuh"
 
 /*

@@ -10,7 +10,8 @@
 #include "block_scan.cuh"
 #include "cuda_check.cuh"
 #include "device_smem.cuh"
-#include "onesweep_kernels.cuh"	/* warp_digit_rank, warp_digit_starts, copy_async */
+#include "block_primitives.cuh"
+#include "warp_primitives.cuh"
 #include "quicksort_config.cuh"
 
 /*

@@ -28,6 +28,8 @@
 
 #include <stdint.h>
 
+#include "warp_primitives.cuh"	/* the RANK_* methods */
+
 /*
  * Keys a thread of the records' passes ranks (onesweep_policies_u32's
  * records policy, 1,024 threads): 24, a tile of 24,576 keys, which fits
@@ -41,14 +43,6 @@
 
 /* Earlier tiles' status words a look-back step reads at once. */
 #define RADIX_LOOKBACK_WINDOW	8
-
-/* How a warp finds the peers of a lane: the lanes whose digit equals its own. */
-enum onesweep_rank
-{
-	RANK_MATCH_ANY = 0,			/* __match_any_sync */
-	RANK_BALLOTS = 1,			/* one ballot per digit bit */
-	RANK_ATOMIC_OR = 2			/* lane bits OR-ed into a shared word per digit */
-};
 
 template <int THREADS_, int ITEMS_, int BITS_, int MIN_BLOCKS_ = 1, bool EARLY_COUNTS_ = false,
 		  int RANK_ = RANK_BALLOTS, bool ASYNC_VALS_ = false, bool LEADER_CLEARS_ = false,

@@ -53,24 +53,16 @@ auto_quicksort_limit(bool wide)
 }
 
 /*
- * The algorithm for n keys (key_words 32-bit words each; keys holds them as
- * K when key_words <= 2) and the reason, into reason.  A forced choice is kept
- * unless the keys are too wide for it.  An auto choice that looks at the
- * keys leaves look->counted set: temp (the radix sort's scratch, at least
- * onesweep_temp_bytes) then holds the first read and look->summary what
- * it found, for onesweep_sort_counted or quicksort's known range.
+ * The choices made before any look at the keys: a forced algorithm (kept
+ * unless the keys are too wide for it), keys wider than 64 bits (radix),
+ * and few keys (the bitonic network).  True where one was made.
  */
-template <typename K>
-static gpusort_status
-choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
-				 gpusort_algorithm requested, gpusort_algorithm *chosen, char *reason,
-				 size_t len, sort_look *look)
+static inline bool
+choose_without_look(size_t n, int key_words, gpusort_algorithm requested,
+					gpusort_algorithm *chosen, char *reason, size_t len)
 {
 	const bool	wide = key_words == 2;
-	gpusort_status st;
 
-	look->counted = false;
-	look->precleared = false;
 	if (requested != GPUSORT_ALGO_AUTO)
 	{
 		*chosen = requested;
@@ -82,83 +74,99 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 		}
 		else
 			snprintf(reason, len, "gpusort.algorithm = %s", gpusort_algorithm_name(requested));
-		return GPUSORT_OK;
+		return true;
 	}
 	if (key_words > 2)
 	{
 		*chosen = GPUSORT_ALGO_RADIX;
 		snprintf(reason, len, "keys wider than 64 bits");
-		return GPUSORT_OK;
+		return true;
 	}
 	if (n <= (size_t) (wide ? GPUSORT_AUTO_BITONIC_MAX_N_64 : GPUSORT_AUTO_BITONIC_MAX_N_32))
 	{
 		*chosen = GPUSORT_ALGO_BITONIC;
 		snprintf(reason, len, "%zu rows, at most %d: one bitonic network", n,
 				 wide ? GPUSORT_AUTO_BITONIC_MAX_N_64 : GPUSORT_AUTO_BITONIC_MAX_N_32);
-		return GPUSORT_OK;
+		return true;
 	}
 
-	const int	limit = auto_quicksort_limit(wide);
+	return false;
+}
 
-	/*
-	 * Many 64-bit keys: the sample first (one small kernel and a round
-	 * trip), since their radix first read costs more than quicksort's range
-	 * read by more than that -- few distinct keys go to quicksort without
-	 * it, and so do keys whose sample descends, where n is in the window
-	 * that quicksort measured faster on such keys; an ascending sample
-	 * there waits for the first read, which finds keys truly in order.
-	 */
+/*
+ * Many 64-bit keys (from GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64): the sample
+ * first (one small kernel and a round trip), since their radix first read
+ * costs more than quicksort's range read by more than that -- few distinct keys go to quicksort without
+ * it, and so do keys whose sample descends, where n is in the window
+ * that quicksort measured faster on such keys; an ascending sample
+ * there waits for the first read, which finds keys truly in order.
+ * *decided: a choice was made; *ascending_sample: the sample ascends in
+ * that window.
+ */
+template <typename K>
+static gpusort_status
+choose_by_sample(const K *keys, size_t n, void *temp, int limit, gpusort_algorithm *chosen,
+				 char *reason, size_t len, bool *decided, bool *ascending_sample)
+{
 	static_assert(GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64,
 				  "the ordered-keys rule reads the sample taken first");
-	bool		ascending_sample = false;	/* the 64-bit ordered rule's, below */
+	gpusort_status st;
 
-	if (wide && n >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64)
+	*decided = false;
+	int			distinct,
+				order;
+
+	if ((st = quicksort_sample_distinct<K>(keys, n, temp, 0, &distinct, &order)) != GPUSORT_OK)
+		return st;
+	if (distinct <= limit)
 	{
-		int			distinct,
-					order;
-
-		if ((st = quicksort_sample_distinct<K>(keys, n, temp, 0, &distinct, &order)) != GPUSORT_OK)
-			return st;
-		if (distinct <= limit)
-		{
-			*chosen = GPUSORT_ALGO_QUICKSORT;
-			snprintf(reason, len, "few distinct keys (%d in a sample of %d, looked at first)",
-					 distinct, FIRST_READ_SAMPLE);
-			return GPUSORT_OK;
-		}
-		/*
-		 * an ascending sample: the first read first, which tells keys in
-		 * order (nothing to move) from keys that only look it
-		 */
-		const bool	ordered_window = n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
-			n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64;
-
-		if (order > 0 && ordered_window)
-			ascending_sample = true;
-		else if (order < 0 && ordered_window)
-		{
-			*chosen = GPUSORT_ALGO_QUICKSORT;
-			snprintf(reason, len, "64-bit keys in descending order (an even sample of %d, looked at first)",
-					 FIRST_READ_SAMPLE);
-			return GPUSORT_OK;
-		}
+		*chosen = GPUSORT_ALGO_QUICKSORT;
+		snprintf(reason, len, "few distinct keys (%d in a sample of %d, looked at first)",
+				 distinct, FIRST_READ_SAMPLE);
+		return GPUSORT_OK;
 	}
-
 	/*
-	 * The look.  Up to GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys it
-	 * is quicksort's read (the range and the sample, no digit counts):
-	 * every choice there but a radix sort of a short plan needs no counts --
-	 * keys in order, few distinct keys (quicksort goes on from the read),
-	 * and the bitonic network where radix would take many passes -- and
-	 * eight places' counts cost several microseconds on sorts of 50-100.
-	 * The radix sort of a short plan (banded keys) counts the digits of key
-	 * - min after it, as after a lazy read that left keys uncounted (a plan
-	 * over key - min, the one it takes for such keys anyway).  Otherwise
-	 * the look is the radix sort's own first read, with a sample where
-	 * asked.
+	 * an ascending sample: the first read first, which tells keys in
+	 * order (nothing to move) from keys that only look it
 	 */
+	const bool	ordered_window = n >= GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 &&
+		n <= GPUSORT_AUTO_ORDERED_QUICKSORT_MAX_N_64;
+
+	if (order > 0 && ordered_window)
+		*ascending_sample = true;
+	else if (order < 0 && ordered_window)
+	{
+		*chosen = GPUSORT_ALGO_QUICKSORT;
+		snprintf(reason, len, "64-bit keys in descending order (an even sample of %d, looked at first)",
+				 FIRST_READ_SAMPLE);
+		return GPUSORT_OK;
+	}
+	return GPUSORT_OK;
+}
+
+/*
+ * The look.  Up to GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 64-bit keys it
+ * is quicksort's read (the range and the sample, no digit counts):
+ * every choice there but a radix sort of a short plan needs no counts --
+ * keys in order, few distinct keys (quicksort goes on from the read),
+ * and the bitonic network where radix would take many passes -- and
+ * eight places' counts cost several microseconds on sorts of 50-100.
+ * The radix sort of a short plan (banded keys) counts the digits of key
+ * - min after it, as after a lazy read that left keys uncounted (a plan
+ * over key - min, the one it takes for such keys anyway).  Otherwise
+ * the look is the radix sort's own first read, with a sample where
+ * asked.  The look goes into *look (look->counted); ascending_sample:
+ * the sample-first rule saw an ascending sample in its window; wide: 64-bit
+ * keys.
+ */
+template <typename K>
+static gpusort_status
+choose_by_look(const K *keys, size_t n, void *temp, int limit, bool ascending_sample, bool wide,
+			   gpusort_algorithm *chosen, char *reason, size_t len, sort_look *look)
+{
 	static_assert(GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64 < GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64,
 				  "the range look is never after the sample taken first");
+	gpusort_status st;
 	const bool	range_look = wide && n <= GPUSORT_AUTO_BITONIC_LOOKED_MAX_N_64;
 	const char *read = range_look ? "the range read" : "the first read";
 	const first_read_summary *s = NULL;
@@ -227,6 +235,41 @@ choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
 				 FIRST_READ_SAMPLE);
 
 	return GPUSORT_OK;
+}
+
+/*
+ * The algorithm for n keys (key_words 32-bit words each; keys holds them as
+ * K when key_words <= 2) and the reason, into reason.  A forced choice is kept
+ * unless the keys are too wide for it.  An auto choice that looks at the
+ * keys leaves look->counted set: temp (the radix sort's scratch, at least
+ * onesweep_temp_bytes) then holds the first read and look->summary what
+ * it found, for onesweep_sort_counted or quicksort's known range.
+ */
+template <typename K>
+static gpusort_status
+choose_algorithm(const K *keys, size_t n, void *temp, int key_words,
+				 gpusort_algorithm requested, gpusort_algorithm *chosen, char *reason,
+				 size_t len, sort_look *look)
+{
+	const bool	wide = key_words == 2;
+	const int	limit = auto_quicksort_limit(wide);
+	bool		ascending_sample = false;	/* the 64-bit ordered rule's */
+
+	look->counted = false;
+	look->precleared = false;
+	if (choose_without_look(n, key_words, requested, chosen, reason, len))
+		return GPUSORT_OK;
+	if (wide && n >= GPUSORT_AUTO_SAMPLE_FIRST_MIN_N_64)
+	{
+		bool		decided;
+		gpusort_status st = choose_by_sample<K>(keys, n, temp, limit, chosen, reason, len,
+												&decided, &ascending_sample);
+
+		if (st != GPUSORT_OK || decided)
+			return st;
+	}
+	return choose_by_look<K>(keys, n, temp, limit, ascending_sample, wide, chosen, reason, len,
+							 look);
 }
 
 #endif
