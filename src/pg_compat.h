@@ -4,9 +4,10 @@
  *
  * Each entry names the version whose headers changed the API.  Everything
  * else gpusort uses (planner_hook, CustomScan and its methods, tuplesort with
- * sortopt, slots, shm_toc, DSM/DSA, LWLock tranches, custom GUCs) has the
- * same signature in 15 through 18; dsa_create() became a macro over
- * dsa_create_ext() in 17, with the same arguments.
+ * sortopt, slots, shm_toc, DSM/DSA, LWLock tranches, custom GUCs) compiles
+ * unchanged against the headers of 15, 17 and 18 (test/pg_headers_check.sh
+ * for 17, whose source cannot be fetched to build it); dsa_create() became
+ * a macro over dsa_create_ext() in 17, with the same arguments.
  */
 #ifndef GPUSORT_PG_COMPAT_H
 #define GPUSORT_PG_COMPAT_H
@@ -75,7 +76,10 @@ gpusort_ordering_op_properties(Oid opno, Oid *opfamily, Oid *opcintype, bool *de
 /*
  * Plan.disabled_nodes (18): the count of enable_* = off nodes in a plan
  * tree, which EXPLAIN compares with the children's ("Disabled: true").
- * A node put in place of another takes over its count.
+ * A node put in place of another takes over its count, so that the nodes
+ * above it add up as the planner counted.  18's EXPLAIN adds up a custom
+ * scan's custom_plans, not its outer plan: a GpuSort over a disabled node
+ * shows "Disabled: true" itself.
  */
 #if PG_VERSION_NUM >= 180000
 #define gpusort_copy_disabled_nodes(dst, src) ((dst)->disabled_nodes = (src)->disabled_nodes)
