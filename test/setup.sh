@@ -59,7 +59,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PG_CONFIG=$(find_pg_config); export PG_CONFIG
-echo "setup: PostgreSQL $("$PG_CONFIG" --version) at $("$PG_CONFIG" --bindir)"
+echo "setup: $("$PG_CONFIG" --version) at $("$PG_CONFIG" --bindir)"
 make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
 $SUDO make -s install PG_CONFIG="$PG_CONFIG"
 echo "setup: gpusort built and installed into $("$PG_CONFIG" --pkglibdir)"
