@@ -74,7 +74,7 @@ SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 
 TEST_PROGRAMS = test/unit_test test/kernel_test bench/crossover bench/sort_bench bench/radix_tune
-EXTRA_CLEAN = $(TEST_PROGRAMS) kernels/*.o
+EXTRA_CLEAN = $(TEST_PROGRAMS) kernels/*.o src/.pg-stamp
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -83,6 +83,14 @@ kernels/%.o: kernels/%.cu $(KERNEL_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(SRC_OBJS): $(wildcard src/*.h) kernels/gpusort_kernels.h
+
+# objects built against another PostgreSQL (another PG_CONFIG) are rebuilt:
+# src/.pg-stamp names the server the objects were last built for
+PG_STAMP_TEXT := $(shell $(PG_CONFIG) --version) $(shell $(PG_CONFIG) --includedir-server)
+ifneq ($(PG_STAMP_TEXT),$(shell cat src/.pg-stamp 2>/dev/null))
+  $(shell echo '$(PG_STAMP_TEXT)' >src/.pg-stamp)
+endif
+$(SRC_OBJS): src/.pg-stamp
 
 # ---- standalone programs (no PostgreSQL needed) ------------------------------
 TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels -Itest

@@ -15,8 +15,8 @@ WITH g AS (
 p AS (SELECT 16 AS p, (4294967296 / 16)::int8 AS width, n / 16 + 1 AS block)
 SELECT i, CASE dist
   WHEN 'uniform' THEN floor(r * 4294967296)::int8
-  WHEN 'sorted' THEN floor((i + r) * (4294967296.0 / n))::int8
-  WHEN 'reverse' THEN floor((n - 1 - i + r) * (4294967296.0 / n))::int8
+  WHEN 'sorted' THEN floor((i + r) * (4294967296.0 / greatest(n, 1)))::int8
+  WHEN 'reverse' THEN floor((n - 1 - i + r) * (4294967296.0 / greatest(n, 1)))::int8
   WHEN 'zero' THEN 3000000000::int8
   WHEN 'bucket' THEN ((i % block) / (block / p + 1)) % p * width + floor(r * width)::int8
   WHEN 'gaussian' THEN floor(r4 * 4294967296)::int8

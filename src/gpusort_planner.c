@@ -48,6 +48,7 @@
 #include "guc.h"
 #include "gpusort_node.h"
 #include "parallel_fill.h"
+#include "pg_compat.h"
 #include "plan_build.h"
 #include "sort_keys.h"
 
@@ -234,6 +235,7 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	cscan->scan.plan.total_cost = top->total_cost;
 	cscan->scan.plan.plan_rows = top->plan_rows;
 	cscan->scan.plan.plan_width = top->plan_width;
+	gpusort_copy_disabled_nodes(&cscan->scan.plan, top);
 	cscan->scan.plan.parallel_aware = false;
 	cscan->scan.plan.parallel_safe = top->parallel_safe;
 	cscan->scan.plan.plan_node_id = plan_node_id;
@@ -384,6 +386,7 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 	gather->plan.total_cost = child->total_cost + parallel_setup_cost;
 	gather->plan.plan_rows = child->plan_rows;
 	gather->plan.plan_width = child->plan_width;
+	gpusort_copy_disabled_nodes(&gather->plan, child);
 	gather->plan.parallel_aware = false;
 	gather->plan.parallel_safe = false;
 	gather->plan.plan_node_id = gpusort_new_plan_node_id();
@@ -436,6 +439,7 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	gather->plan.total_cost = gm->plan.total_cost;
 	gather->plan.plan_rows = gm->plan.plan_rows;
 	gather->plan.plan_width = gm->plan.plan_width;
+	gpusort_copy_disabled_nodes(&gather->plan, sort->plan.lefttree);
 	gather->plan.parallel_aware = false;
 	gather->plan.parallel_safe = false;
 	gather->plan.plan_node_id = gm->plan.plan_node_id;

@@ -3,12 +3,12 @@
  */
 #include "postgres.h"
 
-#include "commands/explain.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/ruleutils.h"
 
 #include "node_state.h"
+#include "pg_compat.h"
 
 /* EXPLAIN: the sort keys and bound; with ANALYZE what ran, why, and the phase times. */
 void
@@ -18,7 +18,7 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *context;
 	List	   *keys = NIL;
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix = gpusort_explain_rtable_size(es) > 1 || es->verbose;
 	bool		show_times;
 
 	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);

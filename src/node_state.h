@@ -9,13 +9,13 @@
 
 #include "postgres.h"
 
-#include "commands/explain.h"
 #include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 #include "utils/tuplesort.h"
 
 #include "column_store.h"
 #include "parallel_fill.h"
+#include "pg_compat.h"
 #include "sort_engine.h"
 #include "tuple_store.h"
 

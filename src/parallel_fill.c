@@ -36,6 +36,7 @@
 #include "column_store.h"
 #include "guc.h"
 #include "parallel_fill.h"
+#include "pg_compat.h"
 #include "plan_build.h"
 #include "sort_keys.h"
 #include "tuple_store.h"
@@ -445,6 +446,7 @@ gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 	cscan->scan.plan.total_cost = child->total_cost;
 	cscan->scan.plan.plan_rows = child->plan_rows;
 	cscan->scan.plan.plan_width = child->plan_width;
+	gpusort_copy_disabled_nodes(&cscan->scan.plan, child);
 	cscan->scan.plan.parallel_aware = true;
 	cscan->scan.plan.parallel_safe = true;
 	cscan->scan.plan.plan_node_id = gpusort_new_plan_node_id();

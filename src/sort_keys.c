@@ -10,13 +10,13 @@
  */
 #include "postgres.h"
 
-#include "access/stratnum.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "utils/lsyscache.h"
 
 #include "key_encoding.h"
+#include "pg_compat.h"
 #include "sort_keys.h"
 
 int
@@ -46,17 +46,15 @@ gpusort_key_supported(Oid type, Oid sortop, bool *descending)
 	Oid			opfamily,
 				opcintype,
 				opclass;
-	int16		strategy;
 
 	if (gpusort_key_words(type) == 0)
 		return false;
-	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &strategy))
+	if (!gpusort_ordering_op_properties(sortop, &opfamily, &opcintype, descending))
 		return false;
 	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
 	if (!OidIsValid(opclass) || get_opclass_family(opclass) != opfamily ||
 		opcintype != type)
 		return false;
-	*descending = (strategy == BTGreaterStrategyNumber);
 	return true;
 }
 

@@ -19,7 +19,9 @@
 # The summary goes to stdout and to OUTDIR/report.txt (with every hunk's
 # class and the tie-dependent hunks in full).
 #
-# The suite comes from Debian's source package of the installed server's
+# The suite is that of the server's own source where it was built by
+# test/pg_build.sh (PREFIX/source; --fetch and --pack copy it from there);
+# otherwise it comes from Debian's source package of the installed server's
 # major version (apt-get source postgresql-NN with a deb-src copy of the
 # system's apt sources, in a private apt state directory; the newest listed
 # version first, then older ones, as a version's files may be missing from
@@ -100,6 +102,8 @@ SERVER_MAJOR=$(echo "$PG_VERSION_STR" | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 BINDIR=$("$PG_CONFIG" --bindir)
 PG_REGRESS=$(dirname "$("$PG_CONFIG" --pgxs)")/../test/regress/pg_regress
 CACHE=$(abspath "${PG_REGRESS_CACHE:-$ROOT/.cache/pg-regress-$SERVER_MAJOR}")
+# a test/pg_build.sh prefix holds its server's own source: that suite
+PREFIX_SUITE=$(dirname "$BINDIR")/source/src/test/regress
 
 # ---- the suite: fetch, cache, pack -------------------------------------
 
@@ -112,6 +116,15 @@ cache_ok() {
 # its own apt state (lists, cache) so that the system's is left alone and no
 # root is needed; copies src/test/regress and contrib/spi into the cache.
 fetch_suite() {
+	if [ -f "$PREFIX_SUITE/parallel_schedule" ] && [ -f "$PREFIX_SUITE/../../../contrib/spi/refint.c" ]; then
+		rm -rf "$CACHE.tmp" && mkdir -p "$CACHE.tmp/src/test" "$CACHE.tmp/contrib"
+		cp -a "$PREFIX_SUITE" "$CACHE.tmp/src/test/"
+		cp -a "$PREFIX_SUITE/../../../contrib/spi" "$CACHE.tmp/contrib/"
+		echo "$PG_VERSION_STR source of $(dirname "$BINDIR")" >"$CACHE.tmp/VERSION"
+		rm -rf "$CACHE" && mkdir -p "$(dirname "$CACHE")" && mv "$CACHE.tmp" "$CACHE"
+		echo "   cached $(cat "$CACHE/VERSION") in $CACHE"
+		return 0
+	fi
 	command -v apt-get >/dev/null || {
 		echo "pg_core_regress: no cached suite in $CACHE and no apt-get to fetch it;" >&2
 		echo "  set PG_REGRESS_SRC or carry a --pack tarball here (--unpack FILE)" >&2
@@ -188,6 +201,9 @@ fetch | pack)
 	exit 0 ;;
 esac
 
+if [ -z "${PG_REGRESS_SRC:-}" ] && [ -f "$PREFIX_SUITE/parallel_schedule" ]; then
+	PG_REGRESS_SRC=$PREFIX_SUITE
+fi
 if [ -n "${PG_REGRESS_SRC:-}" ]; then
 	SUITE_SRC=$(cd "$(abspath "$PG_REGRESS_SRC")" && pwd)
 	SPI_SRC=$SUITE_SRC/../../../contrib/spi

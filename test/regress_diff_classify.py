@@ -63,6 +63,8 @@ FOOTER_RE = re.compile(r"^\(\d+ rows?\)$")
 MESSAGE_RE = re.compile(r"^(ERROR|WARNING|NOTICE|INFO|DETAIL|HINT|CONTEXT|QUERY|LINE \d+):|^\s*\^\s*$")
 CRASH_RE = re.compile(r"terminated by signal|PANIC:|TRAP:")
 RESULT_RE = re.compile(r"^(?:test\s+|\s+)(\S+)\s+\.\.\.\s+(ok|FAILED|failed \(ignored\))\b")
+# pg_regress of PostgreSQL 16 and later prints TAP: "not ok 42    + geometry  571 ms"
+TAP_RESULT_RE = re.compile(r"^(not )?ok\s+\d+\s+[-+]\s+(\S+)\s+\d+ ms")
 EXPLAIN_RE = re.compile(r"explain", re.I)
 # statements whose values (not just their row order) depend on the order of peers
 TIE_DEPENDENT_RE = re.compile(
@@ -402,6 +404,10 @@ def parse_pg_regress(path):
         m = RESULT_RE.match(line)
         if m:
             res[m.group(1)] = m.group(2)
+            continue
+        m = TAP_RESULT_RE.match(line)
+        if m:
+            res[m.group(2)] = "FAILED" if m.group(1) else "ok"
     return res
 
 

@@ -8,6 +8,14 @@
 #
 #   bash test/run_all.sh [PART...]    PART: unit kernel regress tap core
 #                                     (default: all, in that order)
+#   PG_VERSION=18 bash test/run_all.sh   the same on PostgreSQL 18
+#
+#   PG_VERSION          the PostgreSQL major version: 15 (default, Debian's
+#                       package), 17 or 18 (built from Debian's source package
+#                       by test/pg_build.sh into .cache/pg-VERSION the first
+#                       time, about 11 minutes on 2 cores)
+#   PG_CONFIG, PG_PREFIX  an installed PostgreSQL to use instead of the above
+#                       (no build; see test/env.sh)
 #   KERNEL_TEST_MAX_N   largest size the kernel test program sorts (default 2^24)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +24,7 @@ want() { [[ "$parts" == *" $1 "* ]]; }
 bash test/setup.sh
 source test/env.sh
 source test/scratch_cluster.sh
+echo "== PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //') ($PG_CONFIG)"
 
 if want unit; then
 echo "== unit tests"
@@ -75,4 +84,4 @@ if want core; then
 echo "== PostgreSQL's own regression suite, natively and with every eligible Sort replaced"
 bash test/pg_core_regress.sh
 fi
-echo "== all tests passed:$parts"
+echo "== all tests passed on PostgreSQL $PG_VERSION:$parts"

@@ -4,9 +4,12 @@
 #
 # Installed software is detected by its files, not by package names, so a
 # PostgreSQL unpacked from a tarball (see shared/gpu-host) is used as is.
+# The PostgreSQL is chosen by PG_VERSION, PG_CONFIG or PG_PREFIX (test/env.sh).
 # Missing pieces come from Debian's packages: postgresql-15 (server) and
 # postgresql-server-dev-15 (headers, PGXS, PostgreSQL's TAP modules), gcc,
-# make and perl's IPC::Run (libipc-run-perl, for the TAP tests).
+# make and perl's IPC::Run (libipc-run-perl, for the TAP tests); another
+# major version (PG_VERSION=17 or 18) is built from Debian's source package
+# into a cache by test/pg_build.sh (about 11 minutes on 2 cores, once).
 # The CUDA toolkit is used when nvcc is found (NVCC, CUDA_HOME or PATH);
 # without it a CPU-only library is built.
 set -euo pipefail
@@ -25,8 +28,24 @@ pg_ready() {
 	[ -x "$("$pgc" --bindir)/initdb" ] || return 1
 }
 
+if [ -n "$(find_pg_config)" ] && [ "$(pg_major "$(find_pg_config)")" != "$PG_VERSION" ]; then
+	echo "setup: $(find_pg_config) is PostgreSQL $(pg_major "$(find_pg_config)"), not PG_VERSION=$PG_VERSION" >&2
+	exit 1
+fi
 missing=()
-pg_ready || missing+=("postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR")
+if ! pg_ready; then
+	if [ -n "${PG_CONFIG:-}" ] || [ -n "${PG_PREFIX:-}" ]; then
+		echo "setup: no complete PostgreSQL (server, headers, PGXS) at $(find_pg_config)" >&2
+		exit 1
+	elif [ "$PG_VERSION" = 15 ]; then
+		missing+=("postgresql-$PG_VERSION" "postgresql-server-dev-$PG_VERSION")
+	else
+		# no package of this version for this system: built from source, cached
+		PG_CONFIG=$(bash test/pg_build.sh "$PG_VERSION" | tail -1)
+		export PG_CONFIG
+		pg_ready || { echo "setup: test/pg_build.sh $PG_VERSION left no complete PostgreSQL" >&2; exit 1; }
+	fi
+fi
 command -v gcc >/dev/null || missing+=(gcc)
 command -v make >/dev/null || missing+=(make)
 # the reliability suite (test/tap.sh): perl's IPC::Run and prove
@@ -36,11 +55,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "setup: installing ${missing[*]}"
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-	pg_ready || { echo "setup: PostgreSQL $PG_MAJOR server or headers still missing" >&2; exit 1; }
+	pg_ready || { echo "setup: PostgreSQL $PG_VERSION server or headers still missing" >&2; exit 1; }
 fi
 
 PG_CONFIG=$(find_pg_config); export PG_CONFIG
-echo "setup: PostgreSQL $("$PG_CONFIG" --version) at $("$PG_CONFIG" --bindir)"
+echo "setup: $("$PG_CONFIG" --version) at $("$PG_CONFIG" --bindir)"
 make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
 $SUDO make -s install PG_CONFIG="$PG_CONFIG"
 echo "setup: gpusort built and installed into $("$PG_CONFIG" --pkglibdir)"

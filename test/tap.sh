@@ -29,6 +29,8 @@ fi
 chmod 755 "$testdir"
 cp -r test/t "$testdir/t"
 # the test-only fault-injection module of 005_faults.pl
+# (cleaned first: it may have been built against another PostgreSQL)
+make -s -C test/fault_injection clean PG_CONFIG="$PG_CONFIG"
 make -s -C test/fault_injection PG_CONFIG="$PG_CONFIG"
 cp test/fault_injection/gpusort_fault_injection.so "$testdir/"
 chmod -R a+rX "$testdir"
