@@ -112,10 +112,10 @@ choose_by_sample(const K *keys, size_t n, void *temp, int limit, gpusort_algorit
 				  "the ordered-keys rule reads the sample taken first");
 	gpusort_status st;
 
-	*decided = false;
 	int			distinct,
 				order;
 
+	*decided = false;
 	if ((st = quicksort_sample_distinct<K>(keys, n, temp, 0, &distinct, &order)) != GPUSORT_OK)
 		return st;
 	if (distinct <= limit)
@@ -123,6 +123,7 @@ choose_by_sample(const K *keys, size_t n, void *temp, int limit, gpusort_algorit
 		*chosen = GPUSORT_ALGO_QUICKSORT;
 		snprintf(reason, len, "few distinct keys (%d in a sample of %d, looked at first)",
 				 distinct, FIRST_READ_SAMPLE);
+		*decided = true;
 		return GPUSORT_OK;
 	}
 	/*
@@ -139,7 +140,7 @@ choose_by_sample(const K *keys, size_t n, void *temp, int limit, gpusort_algorit
 		*chosen = GPUSORT_ALGO_QUICKSORT;
 		snprintf(reason, len, "64-bit keys in descending order (an even sample of %d, looked at first)",
 				 FIRST_READ_SAMPLE);
-		return GPUSORT_OK;
+		*decided = true;
 	}
 	return GPUSORT_OK;
 }
