@@ -207,6 +207,74 @@ sample_key_is_first(const K *__restrict__ keys, size_t n, K *s)
 }
 
 /*
+ * A low place counted RADIX_WIDE_BITS wide (first_read_low_wide): its wide
+ * counts kept in RADIX_LOW_WIDE_SLOT, its 8-bit counts made of them in its
+ * own slot.
+ */
+__device__ __forceinline__ void
+first_read_fold_low_wide(uint32_t *hist)
+{
+	/*
+	 * thread d moves the wide counts d + 256 j and writes their sum, the
+	 * 8-bit count d, over the first of them (no other thread reads it)
+	 */
+	constexpr int FOLD = 1 << (RADIX_WIDE_BITS - RADIX_NARROW_BITS);
+	uint32_t   *wide = hist + RADIX_LOW_WIDE_SLOT * RADIX_HIST_STRIDE;
+
+	for (int d = threadIdx.x; d < (1 << RADIX_NARROW_BITS); d += blockDim.x)
+	{
+		uint32_t	c[FOLD],
+					sum = 0;
+
+#pragma unroll
+		for (int j = 0; j < FOLD; j++)
+			c[j] = hist[d + (j << RADIX_NARROW_BITS)];
+#pragma unroll
+		for (int j = 0; j < FOLD; j++)
+		{
+			wide[d + (j << RADIX_NARROW_BITS)] = c[j];
+			sum += c[j];
+		}
+		hist[d] = sum;
+	}
+}
+
+/*
+ * Each place's counts of plan (every key counted, at most 8 digits a lane)
+ * made its digits' exclusive offsets in place, a warp a place.
+ */
+__device__ __forceinline__ void
+first_read_scan_places(uint32_t *hist, const digit_plan &plan)
+{
+	for (int p = threadIdx.x >> 5; p < plan.passes; p += FIRST_READ_SAMPLE / 32)
+	{
+		const int	lane = threadIdx.x & 31,
+					per = ((1 << plan.bits[p]) + 31) / 32;	/* digits a lane, <= 8 */
+		uint32_t   *h = hist + p * RADIX_HIST_STRIDE + lane * per;
+		uint32_t	c[8],
+					sum = 0,
+					total;
+
+#pragma unroll
+		for (int j = 0; j < 8; j++)
+		{
+			c[j] = j < per ? h[j] : 0;
+			sum += c[j];
+		}
+
+		uint32_t	before = warp_exclusive_scan_lanes(sum, lane, &total);
+
+#pragma unroll
+		for (int j = 0; j < 8; j++)
+			if (j < per)
+			{
+				h[j] = before;
+				before += c[j];
+			}
+	}
+}
+
+/*
  * The summary of a first read (one block of FIRST_READ_SAMPLE threads, after
  * the histogram kernel; on devices that have programmatic dependent launch
  * it is launched while that kernel runs and waits for its end, which hides
@@ -257,31 +325,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 	const bool	keep_low = low_wide && lo != hi && !sorted;
 
 	if (keep_low)
-	{
-		/*
-		 * thread d moves the wide counts d + 256 j and writes their sum, the
-		 * 8-bit count d, over the first of them (no other thread reads it)
-		 */
-		constexpr int FOLD = 1 << (RADIX_WIDE_BITS - RADIX_NARROW_BITS);
-		uint32_t   *wide = hist + RADIX_LOW_WIDE_SLOT * RADIX_HIST_STRIDE;
-
-		for (int d = threadIdx.x; d < (1 << RADIX_NARROW_BITS); d += blockDim.x)
-		{
-			uint32_t	c[FOLD],
-						sum = 0;
-
-#pragma unroll
-			for (int j = 0; j < FOLD; j++)
-				c[j] = hist[d + (j << RADIX_NARROW_BITS)];
-#pragma unroll
-			for (int j = 0; j < FOLD; j++)
-			{
-				wide[d + (j << RADIX_NARROW_BITS)] = c[j];
-				sum += c[j];
-			}
-			hist[d] = sum;
-		}
-	}
+		first_read_fold_low_wide(hist);
 	if (low_wide)
 		plan.bits[0] = RADIX_NARROW_BITS;
 
@@ -323,32 +367,7 @@ first_read_summary_kernel(const K *__restrict__ keys, size_t n, digit_plan plan,
 		(1 << digits_log2) <= 8 * 32;
 
 	if (scan)
-		for (int p = threadIdx.x >> 5; p < plan.passes; p += FIRST_READ_SAMPLE / 32)
-		{
-			const int	lane = threadIdx.x & 31,
-						per = ((1 << plan.bits[p]) + 31) / 32;	/* digits a lane, <= 8 */
-			uint32_t   *h = hist + p * RADIX_HIST_STRIDE + lane * per;
-			uint32_t	c[8],
-						sum = 0,
-						total;
-
-#pragma unroll
-			for (int j = 0; j < 8; j++)
-			{
-				c[j] = j < per ? h[j] : 0;
-				sum += c[j];
-			}
-
-			uint32_t	before = warp_exclusive_scan_lanes(sum, lane, &total);
-
-#pragma unroll
-			for (int j = 0; j < 8; j++)
-				if (j < per)
-				{
-					h[j] = before;
-					before += c[j];
-				}
-		}
+		first_read_scan_places(hist, plan);
 	if (threadIdx.x == 0)
 	{
 		summary->range[0] = lo;
@@ -466,6 +485,45 @@ histogram_count_vectors(uint32_t *sh, const vec_keys<K> *u, K kmin, const digit_
 				for (int j = 0; j < PER_VEC; j++)
 					histogram_count_place(sh, u[r].k[j], kmin, plan, p, 1u);
 	return false;
+}
+
+/*
+ * A lazy histogram read's end: the keys a thread passed over (passed_rounds
+ * rounds of UNROLL vectors from first, then passed_vecs single vectors from
+ * vec_first) are counted where the block's keys descend (and the descent
+ * announced by one thread), else noted in the head as uncounted.
+ */
+template <typename K, int UNROLL>
+__device__ __forceinline__ void
+histogram_count_passed(uint32_t *sh, const uint4 *vecs, size_t first, size_t stride,
+					   size_t vec_first, unsigned passed_rounds, unsigned passed_vecs,
+					   bool descends, K kmin, const digit_plan &plan, K *lo, K *hi,
+					   first_read_head *head)
+{
+	if (__syncthreads_or(descends))
+	{
+		for (unsigned j = 0; j < passed_rounds; j++)
+		{
+			const size_t w = first + (size_t) j * UNROLL * stride;
+			vec_keys<K>	u[UNROLL];
+
+#pragma unroll
+			for (int r = 0; r < UNROLL; r++)
+				u[r].vec = __ldg(vecs + w + r * stride);
+			histogram_count_vectors<K, UNROLL, false>(sh, u, kmin, plan, lo, hi);
+		}
+		for (unsigned j = 0; j < passed_vecs; j++)
+		{
+			vec_keys<K>	u;
+
+			u.vec = __ldg(vecs + vec_first + (size_t) j * stride);
+			histogram_count_vectors<K, 1, false>(sh, &u, kmin, plan, lo, hi);
+		}
+		if (threadIdx.x == 0)
+			atomicOr(&head->descents, 1u);
+	}
+	else if (__syncthreads_or((passed_rounds | passed_vecs) != 0) && threadIdx.x == 0)
+		atomicOr(&head->uncounted, 1u);
 }
 
 /*
@@ -631,36 +689,8 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 	}
 
 	if (lazy)
-	{
-		/*
-		 * the keys passed over: counted where the block's keys descend (and
-		 * the descent announced by one thread), else noted in the head
-		 */
-		if (__syncthreads_or(descends))
-		{
-			for (unsigned j = 0; j < passed_rounds; j++)
-			{
-				const size_t w = first + (size_t) j * UNROLL * stride;
-				vec_keys<K>	u[UNROLL];
-
-#pragma unroll
-				for (int r = 0; r < UNROLL; r++)
-					u[r].vec = __ldg(vecs + w + r * stride);
-				histogram_count_vectors<K, UNROLL, false>(sh, u, kmin, plan, &lo, &hi);
-			}
-			for (unsigned j = 0; j < passed_vecs; j++)
-			{
-				vec_keys<K>	u;
-
-				u.vec = __ldg(vecs + vec_first + (size_t) j * stride);
-				histogram_count_vectors<K, 1, false>(sh, &u, kmin, plan, &lo, &hi);
-			}
-			if (threadIdx.x == 0)
-				atomicOr(&head->descents, 1u);
-		}
-		else if (__syncthreads_or((passed_rounds | passed_vecs) != 0) && threadIdx.x == 0)
-			atomicOr(&head->uncounted, 1u);
-	}
+		histogram_count_passed<K, UNROLL>(sh, vecs, first, stride, vec_first, passed_rounds,
+										  passed_vecs, descends, kmin, plan, &lo, &hi, head);
 	if (head)
 	{
 		if (!lazy && __any_sync(0xffffffffu, descends) && (threadIdx.x & 31) == 0)

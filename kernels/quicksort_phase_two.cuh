@@ -23,6 +23,67 @@ median3(K a, K b, K c)
 	return max(min(a, b), min(max(a, b), c));
 }
 
+/* Phase two's count: the keys of [s, e) below and equal to pivot, added to tot[0] and tot[1]. */
+template <typename K>
+__device__ __forceinline__ void
+qs_two_count(const K *ks, uint32_t s, uint32_t e, K pivot, uint32_t *tot)
+{
+	const int	lane = threadIdx.x & 31;
+	uint32_t	nlt = 0,
+				neq = 0;
+
+#pragma unroll 8
+	for (uint32_t i = s + threadIdx.x; i < e; i += QS_THREADS)
+	{
+		K			k = ks[i];
+
+		nlt += k < pivot;
+		neq += k == pivot;
+	}
+	for (int o = 16; o > 0; o >>= 1)
+	{
+		nlt += __shfl_xor_sync(0xffffffffu, nlt, o);
+		neq += __shfl_xor_sync(0xffffffffu, neq, o);
+	}
+	if (lane == 0)
+	{
+		atomicAdd(&tot[0], nlt);
+		atomicAdd(&tot[1], neq);
+	}
+}
+
+/*
+ * Push the two sides of a sequence [s, e) split into nl smaller, ne equal
+ * and ng larger keys (in buffer buf) on phase two's stack: the larger
+ * first, so that the smaller one is sorted next.
+ */
+__device__ __forceinline__ void
+qs_two_push(uint32_t *st_start, uint32_t *st_end, int *st_buf, int *top, uint32_t s, uint32_t e,
+			uint32_t nl, uint32_t ne, uint32_t ng, int buf)
+{
+	uint32_t	ls = s,
+				le = s + nl,
+				rs = s + nl + ne,
+				re = e;
+	bool		left_small = nl <= ng;
+
+	/* larger first, so that the smaller one is sorted next */
+	if (left_small)
+	{
+		if (ng)
+			st_start[*top] = rs, st_end[*top] = re, st_buf[*top] = buf, (*top)++;
+		if (nl)
+			st_start[*top] = ls, st_end[*top] = le, st_buf[*top] = buf, (*top)++;
+	}
+	else
+	{
+		if (nl)
+			st_start[*top] = ls, st_end[*top] = le, st_buf[*top] = buf, (*top)++;
+		if (ng)
+			st_start[*top] = rs, st_end[*top] = re, st_buf[*top] = buf, (*top)++;
+	}
+}
+
 /* Phase two: one block sorts one sequence into buffer 1. */
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
@@ -85,27 +146,7 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 		__syncthreads();
 
 		const K		pivot = pivot_s;
-		uint32_t	nlt = 0,
-					neq = 0;
-
-#pragma unroll 8
-		for (uint32_t i = s + t; i < e; i += QS_THREADS)
-		{
-			K			k = ks[i];
-
-			nlt += k < pivot;
-			neq += k == pivot;
-		}
-		for (int o = 16; o > 0; o >>= 1)
-		{
-			nlt += __shfl_xor_sync(0xffffffffu, nlt, o);
-			neq += __shfl_xor_sync(0xffffffffu, neq, o);
-		}
-		if (lane == 0)
-		{
-			atomicAdd(&tot[0], nlt);
-			atomicAdd(&tot[1], neq);
-		}
+		qs_two_count<K>(ks, s, e, pivot, tot);
 		__syncthreads();
 		if (t == 0)
 		{
@@ -124,7 +165,7 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 						pre[QS_ITEMS];
 			int			side[QS_ITEMS];
 
-#pragma unroll
+	#pragma unroll
 			for (int i = 0; i < QS_ITEMS; i++)
 			{
 				uint32_t	idx = step + i * QS_THREADS + t;
@@ -133,7 +174,7 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 				k[i] = in ? ks[idx] : (K) 0;
 				v[i] = in ? vs[idx] : 0;
 				side[i] = !in ? 3 : k[i] < pivot ? 0 : k[i] == pivot ? 1 : 2;
-#pragma unroll
+	#pragma unroll
 				for (int c = 0; c < 3; c++)
 				{
 					uint32_t	bal = __ballot_sync(0xffffffffu, side[i] == c);
@@ -164,7 +205,7 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 						run[c] = start[c] + total[c];
 			}
 			__syncthreads();
-#pragma unroll
+	#pragma unroll
 			for (int i = 0; i < QS_ITEMS; i++)
 				if (side[i] < 3)
 				{
@@ -188,29 +229,7 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 				v1[i] = vd[i];
 			}
 		if (t == 0)
-		{
-			uint32_t	ls = s,
-						le = s + nl,
-						rs = s + nl + ne,
-						re = e;
-			bool		left_small = nl <= ng;
-
-			/* larger first, so that the smaller one is sorted next */
-			if (left_small)
-			{
-				if (ng)
-					st_start[top] = rs, st_end[top] = re, st_buf[top] = b ^ 1, top++;
-				if (nl)
-					st_start[top] = ls, st_end[top] = le, st_buf[top] = b ^ 1, top++;
-			}
-			else
-			{
-				if (nl)
-					st_start[top] = ls, st_end[top] = le, st_buf[top] = b ^ 1, top++;
-				if (ng)
-					st_start[top] = rs, st_end[top] = re, st_buf[top] = b ^ 1, top++;
-			}
-		}
+			qs_two_push(st_start, st_end, st_buf, &top, s, e, nl, ne, ng, b ^ 1);
 	}
 }
 
