@@ -257,6 +257,70 @@ qs_split_buckets(const std::vector<qs_work> &split, const std::vector<qs_split_s
 }
 
 /*
+ * A split round's sequences and tasks to the device, through pinned memory
+ * where it can be had (free again: the last round's copies were done
+ * before its totals came back).
+ */
+static gpusort_status
+qs_split_send_round(const std::vector<qs_split_seq> &seqs, const std::vector<qs_split_task> &tasks,
+					qs_split_seq *d_seqs, qs_split_task *d_tasks, cudaStream_t stream)
+{
+	const size_t sbytes = seqs.size() * sizeof(qs_split_seq),
+				tbytes = tasks.size() * sizeof(qs_split_task);
+	unsigned char *in = (unsigned char *) qs_pinned(2, sbytes + tbytes);
+	const void *hs = seqs.data(),
+			   *ht = tasks.data();
+
+	if (in != NULL)
+	{
+		memcpy(in, seqs.data(), sbytes);
+		memcpy(in + sbytes, tasks.data(), tbytes);
+		hs = in;
+		ht = in + sbytes;
+	}
+	CUDA_TRY(cudaMemcpyAsync(d_seqs, hs, sbytes, cudaMemcpyHostToDevice, stream));
+	CUDA_TRY(cudaMemcpyAsync(d_tasks, ht, tbytes, cudaMemcpyHostToDevice, stream));
+	return GPUSORT_OK;
+}
+
+/*
+ * A split round's pivot counts (nseqs), bucket totals (nbuckets) and
+ * pivots (npivots) on their way back to the host, asynchronous on the
+ * stream: into pinned memory where it can be had, else into vectors kept
+ * between calls; *h_npiv, *h_totals and *h_pivots say where.
+ */
+template <typename K>
+static gpusort_status
+qs_split_fetch_results(size_t nseqs, size_t nbuckets, size_t npivots, const uint32_t *d_npiv,
+					   const uint32_t *d_totals, const K *d_pivots, cudaStream_t stream,
+					   uint32_t **h_npiv, uint32_t **h_totals, K **h_pivots)
+{
+	static std::vector<uint32_t> npiv,
+				totals;
+	static std::vector<K> pivots;
+	const size_t tot_at = (nseqs * sizeof(uint32_t) + 15) & ~(size_t) 15,
+				piv_at = (tot_at + nbuckets * sizeof(uint32_t) + 15) & ~(size_t) 15;
+	unsigned char *h = (unsigned char *) qs_pinned(0, piv_at + npivots * sizeof(K));
+
+	if (h == NULL)
+	{
+		npiv.resize(nseqs);
+		totals.resize(nbuckets);
+		pivots.resize(npivots);
+	}
+	*h_npiv = h ? (uint32_t *) h : npiv.data();
+	*h_totals = h ? (uint32_t *) (h + tot_at) : totals.data();
+	*h_pivots = h ? (K *) (h + piv_at) : pivots.data();
+	CUDA_TRY(cudaMemcpyAsync(*h_npiv, d_npiv, nseqs * sizeof(uint32_t),
+							 cudaMemcpyDeviceToHost, stream));
+	CUDA_TRY(cudaMemcpyAsync(*h_totals, d_totals, nbuckets * sizeof(uint32_t),
+							 cudaMemcpyDeviceToHost, stream));
+	CUDA_TRY(cudaMemcpyAsync(*h_pivots, d_pivots, npivots * sizeof(K),
+							 cudaMemcpyDeviceToHost, stream));
+	return GPUSORT_OK;
+}
+
+/*
  * The split rounds: while some sequence of work is longer than QS_SPLIT_MIN
  * (and not of one value, and not left by a poor split), those of one buffer
  * are split into the other, and their buckets replace them in work.
@@ -286,9 +350,6 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 	constexpr size_t STEP = qs_split_items<K>::STEP;
 	static std::vector<qs_split_seq> seqs;
 	static std::vector<qs_split_task> tasks;
-	static std::vector<uint32_t> npiv,
-				totals;
-	static std::vector<K> pivots;
 
 	if (!qs_split_applies(n))
 		return GPUSORT_OK;
@@ -339,27 +400,8 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		if (tasks.size() > cap.tasks || ncounts > cap.tasks * QS_SPLIT_BUCKETS ||
 			nbuckets > cap.buckets)
 			return gpusort_from_cuda(cudaErrorUnknown, "qs_split_rounds: temp too small");
-		{
-			/*
-			 * through pinned memory (free again: the last round's copies were
-			 * done before its totals came back)
-			 */
-			const size_t sbytes = seqs.size() * sizeof(qs_split_seq),
-						tbytes = tasks.size() * sizeof(qs_split_task);
-			unsigned char *in = (unsigned char *) qs_pinned(2, sbytes + tbytes);
-			const void *hs = seqs.data(),
-					   *ht = tasks.data();
-
-			if (in != NULL)
-			{
-				memcpy(in, seqs.data(), sbytes);
-				memcpy(in + sbytes, tasks.data(), tbytes);
-				hs = in;
-				ht = in + sbytes;
-			}
-			CUDA_TRY(cudaMemcpyAsync(d_seqs, hs, sbytes, cudaMemcpyHostToDevice, stream));
-			CUDA_TRY(cudaMemcpyAsync(d_tasks, ht, tbytes, cudaMemcpyHostToDevice, stream));
-		}
+		if ((st = qs_split_send_round(seqs, tasks, d_seqs, d_tasks, stream)) != GPUSORT_OK)
+			return st;
 		qs_trace(stream, "split: copies in", seqs.size());
 		qs_split_pivots_kernel<K><<<(unsigned) seqs.size(), QS_THREADS, 0, stream>>>(
 			d_seqs, keys[src], d_pivots, d_npiv);
@@ -385,27 +427,14 @@ qs_split_rounds(K *keys[2], uint32_t *vals[2], size_t n, void *split_temp, int s
 		 * them: the host reads them and plans the next round, or sends the
 		 * leaves, while the scatter runs
 		 */
-		const size_t tot_at = (seqs.size() * sizeof(uint32_t) + 15) & ~(size_t) 15,
-					piv_at = (tot_at + nbuckets * sizeof(uint32_t) + 15) & ~(size_t) 15;
-		unsigned char *h = (unsigned char *) qs_pinned(0, piv_at + npivots * sizeof(K));
+		uint32_t   *h_npiv,
+				   *h_totals;
+		K		   *h_pivots;
 
-		if (h == NULL)
-		{
-			npiv.resize(seqs.size());
-			totals.resize(nbuckets);
-			pivots.resize(npivots);
-		}
-
-		uint32_t   *h_npiv = h ? (uint32_t *) h : npiv.data(),
-				   *h_totals = h ? (uint32_t *) (h + tot_at) : totals.data();
-		K		   *h_pivots = h ? (K *) (h + piv_at) : pivots.data();
-
-		CUDA_TRY(cudaMemcpyAsync(h_npiv, d_npiv, seqs.size() * sizeof(uint32_t),
-								 cudaMemcpyDeviceToHost, stream));
-		CUDA_TRY(cudaMemcpyAsync(h_totals, d_totals, nbuckets * sizeof(uint32_t),
-								 cudaMemcpyDeviceToHost, stream));
-		CUDA_TRY(cudaMemcpyAsync(h_pivots, d_pivots, npivots * sizeof(K),
-								 cudaMemcpyDeviceToHost, stream));
+		if ((st = qs_split_fetch_results<K>(seqs.size(), nbuckets, npivots, d_npiv, d_totals,
+											d_pivots, stream, &h_npiv, &h_totals,
+											&h_pivots)) != GPUSORT_OK)
+			return st;
 		CUDA_TRY(cudaEventRecord(totals_in.ev, stream));
 		{
 			const gpusort_status sst = qs_with_scatter_shape<K>(scatter_tier, [&](auto shape) {
