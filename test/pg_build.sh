@@ -122,21 +122,13 @@ fi
 T0=$SECONDS
 tmp=$(mktemp -d /tmp/gpusort-pgbuild.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/sources.list.d" "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
-: >"$tmp/empty.list"
+private_apt_state "$tmp"
+mkdir -p "$tmp/dl"
 if [ -z "$SUITE" ]; then
 	write_deb_src_sources "$tmp/sources.list.d"
 else
-	cat >"$tmp/sources.list.d/$SUITE-src.sources" <<-EOF
-		Types: deb-src
-		URIs: $MIRROR
-		Suites: $SUITE
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
+	write_suite_sources "$tmp/sources.list.d/$SUITE-src.sources" deb-src "$SUITE" "$MIRROR"
 fi
-apt_opts=(-o "Dir::Etc::SourceList=$tmp/empty.list" -o "Dir::Etc::SourceParts=$tmp/sources.list.d"
-	-o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o APT::Sandbox::User=root -qq)
 if [ -n "$SUITE" ]; then from="deb-src of $SUITE"; else from="deb-src copies of the system's apt sources"; fi
 say "fetching $PKG's source ($from)"
 apt-get "${apt_opts[@]}" update >"$tmp/update.log" 2>&1 || { cat "$tmp/update.log" >&2; exit 1; }

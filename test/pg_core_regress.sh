@@ -133,11 +133,10 @@ fetch_suite() {
 	local tmp pkg src f v ok=
 	tmp=$(mktemp -d /tmp/gpusort-pgsrc.XXXXXX)
 	pkg=postgresql-$SERVER_MAJOR
-	mkdir -p "$tmp/sources.list.d" "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/src"
-	: >"$tmp/empty.list"
+	local apt_opts
+	private_apt_state "$tmp"
+	mkdir -p "$tmp/src"
 	write_deb_src_sources "$tmp/sources.list.d"
-	local apt_opts=(-o "Dir::Etc::SourceList=$tmp/empty.list" -o "Dir::Etc::SourceParts=$tmp/sources.list.d"
-		-o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o APT::Sandbox::User=root -qq)
 	echo "== fetching $pkg's source (deb-src of the system's apt sources)"
 	apt-get "${apt_opts[@]}" update >"$tmp/update.log" 2>&1 || { cat "$tmp/update.log" >&2; rm -rf "$tmp"; return 1; }
 	# the installed server's own version first, then the rest newest first

@@ -19,6 +19,7 @@
 # binary packages download, but need trixie's glibc.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source test/deb_src.sh
 ROOT=$(pwd)
 say() { echo "pg_headers_check: $*" >&2; }
 
@@ -36,17 +37,10 @@ INC=$DIR/usr/include/postgresql/$MAJOR/server
 if [ ! -f "$INC/postgres.h" ]; then
 	tmp=$(mktemp -d /tmp/gpusort-pgheaders.XXXXXX)
 	trap 'rm -rf "$tmp"' EXIT
-	mkdir -p "$tmp/sources.list.d" "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
-	: >"$tmp/empty.list"
-	cat >"$tmp/sources.list.d/$SUITE.sources" <<-EOF
-		Types: deb
-		URIs: ${PG_BUILD_MIRROR:-http://deb.debian.org/debian}
-		Suites: $SUITE
-		Components: main
-		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
-	apt_opts=(-o "Dir::Etc::SourceList=$tmp/empty.list" -o "Dir::Etc::SourceParts=$tmp/sources.list.d"
-		-o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o APT::Sandbox::User=root -qq)
+	private_apt_state "$tmp"
+	mkdir -p "$tmp/dl"
+	write_suite_sources "$tmp/sources.list.d/$SUITE.sources" deb "$SUITE" \
+		"${PG_BUILD_MIRROR:-http://deb.debian.org/debian}"
 	say "fetching $PKG ($SUITE)"
 	apt-get "${apt_opts[@]}" update >"$tmp/update.log" 2>&1 || { cat "$tmp/update.log" >&2; exit 1; }
 	(cd "$tmp/dl" && apt-get "${apt_opts[@]}" download "$PKG" >"$tmp/download.log" 2>&1) ||
