@@ -137,10 +137,15 @@ qs_add_tasks(std::vector<qs_task> *tasks, uint32_t q, size_t b, size_t e, size_t
 		tasks->push_back({q, (uint32_t) b, (uint32_t) std::min<size_t>(b + chunk, e)});
 }
 
-/* A section size for total pairs over a round's max_blocks blocks, in whole steps. */
+/* A section size for the pairs of ws over a round's max_blocks blocks, in whole steps. */
 static size_t
-qs_round_chunk(size_t total, size_t max_blocks)
+qs_round_chunk(const std::vector<qs_work> &ws, size_t max_blocks)
 {
+	size_t		total = 0;
+
+	for (const qs_work &w : ws)
+		total += w.end - w.start;
+
 	size_t		chunk = std::max<size_t>((total + max_blocks - 1) / max_blocks, QS1_STEP);
 
 	return (chunk + QS1_STEP - 1) / QS1_STEP * QS1_STEP;
@@ -157,12 +162,7 @@ qs_copy_sequences(const std::vector<qs_work> &copies, K *keys[2], uint32_t *vals
 				  qs_task *d_tasks, size_t max_blocks, cudaStream_t stream)
 {
 	static std::vector<qs_task> tasks;
-	size_t		total = 0;
-
-	for (const qs_work &w : copies)
-		total += w.end - w.start;
-
-	const size_t chunk = qs_round_chunk(total, max_blocks);
+	const size_t chunk = qs_round_chunk(copies, max_blocks);
 
 	tasks.clear();
 	for (const qs_work &w : copies)
@@ -194,12 +194,7 @@ qs_partition_round(const std::vector<qs_work> &active, K *keys[2], uint32_t *val
 {
 	static std::vector<qs_seq<K> > seqs;
 	static std::vector<qs_task> tasks;
-	size_t		total = 0;
-
-	for (const qs_work &w : active)
-		total += w.end - w.start;
-
-	const size_t chunk = qs_round_chunk(total, max_blocks);
+	const size_t chunk = qs_round_chunk(active, max_blocks);
 
 	seqs.clear();
 	tasks.clear();
