@@ -7,7 +7,9 @@
 # Writes markdown to bench/results/ (or $OUT).
 #   ROWS=50000000 RUNS=1 EXTRA_CONFIGS=0 MIN_ROWS_SWEEP=0 bash bench/order_by.sh
 # SQL=bench/gather_configs.sql runs that file instead (GpuSort over Gather
-# in each configuration of its leader and workers, interleaved).
+# in each configuration of its leader and workers, interleaved);
+# SQL=bench/key_types.sql the text, numeric and uuid keys (QUERIES=1,2,...
+# picks some of its queries).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash test/setup.sh >/dev/null
@@ -29,7 +31,8 @@ file="$out/$(basename "$sql" .sql)-${ROWS}.md"
 	echo "\`ROWS=$ROWS RUNS=$RUNS SQL=$sql bash bench/order_by.sh\`; PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'), default settings"
 	echo "(2 parallel workers, work_mem 4MB) unless stated; median of $RUNS EXPLAIN ANALYZE (TIMING OFF) runs."
 	echo
-	"${psql[@]}" -v rows="$ROWS" -v runs="$RUNS" -v extra="${EXTRA_CONFIGS:-1}" --pset=format=aligned -f "$sql"
+	"${psql[@]}" -v rows="$ROWS" -v runs="$RUNS" -v extra="${EXTRA_CONFIGS:-1}" \
+		-v queries="${QUERIES:-all}" --pset=format=aligned -f "$sql"
 	if [ "${MIN_ROWS_SWEEP:-1}" = 1 ]; then
 		echo
 		"${psql[@]}" --pset=format=aligned -f bench/min_rows.sql

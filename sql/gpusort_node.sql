@@ -167,11 +167,17 @@ EXPLAIN (COSTS OFF) SELECT * FROM dom ORDER BY sc, dy DESC;
 DROP TABLE dom;
 DROP DOMAIN score, day;
 
--- keys GpuSort does not take keep the native Sort
+-- text and numeric keys: the GPU sorts by their leading bytes or
+-- abbreviated keys, the CPU orders ties (gpusort_key_types tests them all)
 EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY t;
 EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY n;
 EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i, t;
+SELECT same_result('SELECT * FROM g ORDER BY t DESC', 't');
+SELECT same_result('SELECT * FROM g ORDER BY n NULLS FIRST, t', 'n, t');
+-- a computed key, and a key with no btree words first (money has no
+-- abbreviated key) keep the native Sort
 EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i + 1;
+EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i::money;
 -- disabled, and under gpusort.min_rows
 SET gpusort.enabled = off;
 EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY i;

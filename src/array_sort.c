@@ -12,17 +12,23 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 #include "guc.h"
 #include "sort_engine.h"
 #include "big_alloc.h"
 #include "key_encoding.h"
+#include "key_finish.h"
+#include "sort_keys.h"
 
 /* elements copied between two interrupt checks */
 #define ELEMENTS_PER_INTERRUPT_CHECK (1 << 20)
 
 PG_FUNCTION_INFO_V1(gpu_sort_int4);
 PG_FUNCTION_INFO_V1(gpu_sort_float4);
+PG_FUNCTION_INFO_V1(gpu_sort_any);
 
 /* Is element i of an array with this null bitmap NULL? */
 static inline bool
@@ -149,4 +155,178 @@ Datum
 gpu_sort_float4(PG_FUNCTION_ARGS)
 {
 	return sort_array(fcinfo, FLOAT4OID);
+}
+
+/* ---- any element type with a btree ordering ------------------------------ */
+
+/* KeyFinish.fetch over the array's non-NULL values */
+static void
+fetch_element(void *arg, uint32 row, Datum *values, bool *isnull)
+{
+	values[0] = ((const Datum *) arg)[row];
+	isnull[0] = false;
+}
+
+/*
+ * The code words of values[0..n) (one key: key, its code and direction) in
+ * nw word columns.
+ */
+static void
+encode_elements(const GpuSortKeySpec *key, GpuSortKeyCode code, bool descending,
+				const Datum *values, size_t n, int nw, uint32 **cols)
+{
+	SortSupportData abbrev;
+
+	if (nw == 0)
+		return;					/* NONE: the finish orders every element */
+	if (code == GPUSORT_CODE_ABBREV)
+		gpusort_key_sort_support(key, true, &abbrev);
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32		w[GPUSORT_MAX_KEY_WORDS];
+		uint64		c = 0;
+
+		if (i % ELEMENTS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (code == GPUSORT_CODE_BYTES)
+		{
+			uint8		buf[16];
+			Size		len;
+			void	   *to_free;
+			const uint8 *bytes = gpusort_key_bytes(key->type, values[i], buf, &len, &to_free);
+
+			(void) gpusort_bytes_words(bytes, len, 0, nw, descending, w);
+			if (to_free)
+				pfree(to_free);
+		}
+		else
+		{
+			c = code == GPUSORT_CODE_WHOLE ?
+				gpusort_encode_key(key->type, values[i], descending) :
+				gpusort_abbrev_code(key->type, &abbrev, values[i], descending);
+			w[0] = (uint32) (c >> 32);
+			w[nw - 1] = (uint32) c;
+		}
+		for (int j = 0; j < nw; j++)
+			cols[j][i] = w[j];
+	}
+}
+
+/*
+ * gpu_sort(anyarray, descending, nulls_first): the array sorted by its
+ * element type's default btree order under the call's collation, as
+ * ORDER BY sorts: the GPU (or the CPU radix sort) by the elements' words
+ * (sort_keys.h), the CPU orders elements whose words tie.
+ */
+Datum
+gpu_sort_any(PG_FUNCTION_ARGS)
+{
+	ArrayType  *in;
+	Oid			elemtype;
+	TypeCacheEntry *tc;
+	bool		descending,
+				nulls_first,
+				desc_code;
+	int			nelems,
+				nvalues = 0,
+				nw;
+	Datum	   *elems,
+			   *values;
+	bool	   *nulls;
+	GpuSortKeySpec key;
+	GpuSortKeyCode code;
+	uint32	   *cols[GPUSORT_MAX_KEY_WORDS];
+	uint32	   *perm;
+	Datum	   *sorted;
+	bool	   *sorted_nulls;
+	GpuSortRun	run;
+	KeyFinish	kf;
+	int			dims[1],
+				lbs[1] = {1};
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	in = PG_GETARG_ARRAYTYPE_P(0);
+	descending = PG_ARGISNULL(1) ? false : PG_GETARG_BOOL(1);
+	nulls_first = PG_ARGISNULL(2) ? descending : PG_GETARG_BOOL(2);
+	elemtype = ARR_ELEMTYPE(in);
+	if (ARR_NDIM(in) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("gpu_sort() sorts only one-dimensional arrays"),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(in)),
+				 errhint("Flatten it first, e.g. gpu_sort(ARRAY(SELECT unnest(a))).")));
+	tc = lookup_type_cache(elemtype, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	if (!OidIsValid(descending ? tc->gt_opr : tc->lt_opr))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("could not identify an ordering operator for type %s",
+						format_type_be(elemtype)),
+				 errhint("gpu_sort() sorts types with a default btree operator class.")));
+	if (ARR_NDIM(in) == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
+
+	deconstruct_array(in, elemtype, tc->typlen, tc->typbyval, tc->typalign,
+					  &elems, &nulls, &nelems);
+	values = palloc(Max(nelems, 1) * sizeof(Datum));
+	for (int i = 0; i < nelems; i++)
+		if (!nulls[i])
+			values[nvalues++] = elems[i];
+
+	key.type = getBaseType(elemtype);
+	key.sortop = descending ? tc->gt_opr : tc->lt_opr;
+	key.collation = PG_GET_COLLATION();
+	key.nulls_first = nulls_first;
+	if (!gpusort_key_codes(&key, 1, &code, &desc_code))
+		elog(ERROR, "gpusort: no btree ordering for operator %u", key.sortop);
+	nw = gpusort_code_words(code, key.type);
+
+	/* the words' order, then the ties' */
+	perm = gpusort_alloc_huge(Max(nvalues, 1) * sizeof(uint32));
+	for (int j = 0; j < nw; j++)
+		cols[j] = gpusort_alloc_huge(Max(nvalues, 1) * sizeof(uint32));
+	encode_elements(&key, code, desc_code, values, nvalues, nw, cols);
+	if (nw == 0)
+		for (int i = 0; i < nvalues; i++)
+			perm[i] = i;
+	else if (!gpusort_sort_rows((const uint32 *const *) cols, nw, nvalues, perm, &run, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("gpu_sort() could not get scratch memory to sort %d elements.",
+						   nvalues)));
+	if (code != GPUSORT_CODE_WHOLE)
+	{
+		memset(&kf, 0, sizeof(kf));
+		kf.nkeys = 1;
+		kf.ssup = palloc(sizeof(SortSupportData));
+		gpusort_key_sort_support(&key, false, kf.ssup);
+		kf.first_code = code;
+		kf.first_type = key.type;
+		kf.first_descending = desc_code;
+		kf.first_words = nw;
+		kf.fetch = fetch_element;
+		kf.arg = values;
+		if (!gpusort_finish_ties(&kf, (const uint32 *const *) cols, nw, nvalues, perm, nvalues))
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory"),
+					 errdetail("gpu_sort() could not get memory to order %d elements with equal prefixes.",
+							   nvalues)));
+	}
+
+	/* NULLs as a block at one end */
+	sorted = palloc(Max(nelems, 1) * sizeof(Datum));
+	sorted_nulls = palloc0(Max(nelems, 1) * sizeof(bool));
+	for (int i = 0; i < nelems; i++)
+	{
+		bool		is_null = nulls_first ? i < nelems - nvalues : i >= nvalues;
+
+		sorted_nulls[i] = is_null;
+		sorted[i] = is_null ? (Datum) 0 :
+			values[perm[nulls_first ? i - (nelems - nvalues) : i]];
+	}
+	dims[0] = nelems;
+	PG_RETURN_ARRAYTYPE_P(construct_md_array(sorted, sorted_nulls, 1, dims, lbs, elemtype,
+											 tc->typlen, tc->typbyval, tc->typalign));
 }

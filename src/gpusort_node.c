@@ -68,6 +68,7 @@ create_state(CustomScan *cscan)
 	List	   *collations = gpusort_private(cscan, GPUSORT_PRIVATE_COLLATIONS);
 	List	   *nulls_first = gpusort_private(cscan, GPUSORT_PRIVATE_NULLS_FIRST);
 	List	   *descending = gpusort_private(cscan, GPUSORT_PRIVATE_DESCENDING);
+	List	   *codes = gpusort_private(cscan, GPUSORT_PRIVATE_CODES);
 	int			n = list_length(attnos);
 
 	Assert(list_length(cscan->custom_private) == GPUSORT_PRIVATE_COUNT);
@@ -82,6 +83,8 @@ create_state(CustomScan *cscan)
 	state->collations = palloc(n * sizeof(Oid));
 	state->nulls_first = palloc(n * sizeof(bool));
 	state->descending = palloc(n * sizeof(bool));
+	state->codes = palloc(n * sizeof(GpuSortKeyCode));
+	state->finish_from = n;
 	for (int i = 0; i < n; i++)
 	{
 		state->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
@@ -90,6 +93,9 @@ create_state(CustomScan *cscan)
 		state->collations[i] = list_nth_oid(collations, i);
 		state->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
 		state->descending[i] = list_nth_int(descending, i) != 0;
+		state->codes[i] = (GpuSortKeyCode) list_nth_int(codes, i);
+		if (state->codes[i] != GPUSORT_CODE_WHOLE && state->finish_from == n)
+			state->finish_from = i;
 	}
 	state->bound = linitial_int(gpusort_private(cscan, GPUSORT_PRIVATE_BOUND));
 	state->est_rows = outerPlan(&cscan->scan.plan) ?
@@ -136,6 +142,19 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	}
 	state->sortcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuSort",
 										   ALLOCSET_DEFAULT_SIZES);
+	/* abbreviated keys' sort support lives as long as the node */
+	state->abbrev = palloc0(state->nkeys * sizeof(SortSupportData));
+	for (int k = 0; k < state->nkeys; k++)
+		if (state->codes[k] == GPUSORT_CODE_ABBREV)
+		{
+			GpuSortKeySpec key = {state->types[k], state->sortops[k], state->collations[k],
+			state->nulls_first[k]};
+
+			gpusort_key_sort_support(&key, true, &state->abbrev[k]);
+			/* none now (it was there at plan time): the CPU orders by the key */
+			if (state->abbrev[k].abbrev_converter == NULL)
+				state->codes[k] = GPUSORT_CODE_NONE;
+		}
 	state->cur = -1;
 	{
 		Plan	   *outer = outerPlan(node->ss.ps.plan);

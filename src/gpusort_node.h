@@ -26,6 +26,7 @@ enum GpuSortPrivateIndex
 	GPUSORT_PRIVATE_NULLS_FIRST,	/* ints (booleans) */
 	GPUSORT_PRIVATE_DESCENDING, /* ints (booleans) */
 	GPUSORT_PRIVATE_BOUND,		/* one int: LIMIT + OFFSET, -1 if none */
+	GPUSORT_PRIVATE_CODES,		/* ints: GpuSortKeyCode of each key (sort_keys.h) */
 	GPUSORT_PRIVATE_COUNT
 };
 
@@ -34,7 +35,7 @@ enum GpuSortPrivateIndex
 
 extern List *gpusort_pack_private(List *attnos, List *types, List *sortops,
 								  List *collations, List *nulls_first,
-								  List *descending, int bound);
+								  List *descending, int bound, List *codes);
 
 extern void gpusort_register_node(void);
 extern void gpusort_install_planner_hook(void);

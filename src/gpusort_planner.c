@@ -47,6 +47,7 @@
 
 #include "guc.h"
 #include "gpusort_node.h"
+#include "key_finish.h"
 #include "parallel_fill.h"
 #include "pg_compat.h"
 #include "plan_build.h"
@@ -165,11 +166,18 @@ to_scan_columns(List *tlist, List *columns)
  * executor still checks the rows that actually arrive.
  */
 static bool
-fits_memory_budget(Plan *child, double rows, int nkeys, int64 bound)
+fits_memory_budget(Plan *child, double rows, const GpuSortKeySpec *keys,
+				   const GpuSortKeyCode *codes, int nkeys, int64 bound)
 {
 	double		row_bytes = MAXALIGN(child->plan_width + MINIMAL_TUPLE_DATA_OFFSET) +
-		sizeof(void *) + 3 * sizeof(uint32) * nkeys + 4 * sizeof(uint32);
+		sizeof(void *) + 4 * sizeof(uint32);
 
+	for (int k = 0; k < nkeys; k++)
+	{
+		row_bytes += (1 + gpusort_code_words(codes[k], keys[k].type)) * sizeof(uint32);
+		if (codes[k] != GPUSORT_CODE_WHOLE && (k == 0 || codes[k - 1] == GPUSORT_CODE_WHOLE))
+			row_bytes += gpusort_finish_row_bytes(nkeys - k);
+	}
 	if (bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND)
 		rows = Min(rows, (double) bound);
 	return rows * row_bytes <= (double) gpusort_memory_limit();
@@ -191,18 +199,24 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 			   *sortops = NIL,
 			   *collations = NIL,
 			   *nulls_first = NIL,
-			   *descending = NIL;
+			   *descending = NIL,
+			   *code_list = NIL;
 	List	   *tlist;
+	GpuSortKeySpec *keys;
+	GpuSortKeyCode *codes;
+	bool	   *desc;
+	bool		finish;
 
 	/* the keyed Sort passes its child's columns on, as a Sort does */
 	if (!is_column_list(columns, child))
 		return NULL;
+	keys = palloc(spec->numCols * sizeof(GpuSortKeySpec));
+	codes = palloc(spec->numCols * sizeof(GpuSortKeyCode));
+	desc = palloc(spec->numCols * sizeof(bool));
 	for (int i = 0; i < spec->numCols; i++)
 	{
 		AttrNumber	idx = spec->sortColIdx[i];
 		Var		   *var;
-		Oid			type;
-		bool		desc;
 
 		if (idx < 1 || idx > list_length(columns))
 			return NULL;
@@ -210,19 +224,32 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 		if (!IsA(var, Var))
 			return NULL;
 		/* a domain sorts as its base type */
-		type = getBaseType(var->vartype);
-		if (!gpusort_key_supported(type, spec->sortOperators[i], &desc))
-			return NULL;
+		keys[i].type = getBaseType(var->vartype);
+		keys[i].sortop = spec->sortOperators[i];
+		keys[i].collation = spec->collations[i];
+		keys[i].nulls_first = spec->nullsFirst[i];
 		attnos = lappend_int(attnos, var->varattno);
-		types = lappend_oid(types, type);
-		sortops = lappend_oid(sortops, spec->sortOperators[i]);
-		collations = lappend_oid(collations, spec->collations[i]);
-		nulls_first = lappend_int(nulls_first, spec->nullsFirst[i]);
-		descending = lappend_int(descending, desc);
+	}
+	/* the GPU must have words to sort by: a first key without any stays native */
+	if (!gpusort_key_codes(keys, spec->numCols, codes, desc) ||
+		codes[0] == GPUSORT_CODE_NONE)
+		return NULL;
+	finish = gpusort_keys_need_finish(codes, spec->numCols);
+	/* under a small bound the native top-N heap sort compares fewer values than any sort */
+	if (finish && bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND)
+		return NULL;
+	for (int i = 0; i < spec->numCols; i++)
+	{
+		types = lappend_oid(types, keys[i].type);
+		sortops = lappend_oid(sortops, keys[i].sortop);
+		collations = lappend_oid(collations, keys[i].collation);
+		nulls_first = lappend_int(nulls_first, keys[i].nulls_first);
+		descending = lappend_int(descending, desc[i]);
+		code_list = lappend_int(code_list, codes[i]);
 	}
 
 	/* a sort that would not fit the memory budget stays native (it spills) */
-	if (!fits_memory_budget(child, top->plan_rows, spec->numCols, bound))
+	if (!fits_memory_budget(child, top->plan_rows, keys, codes, spec->numCols, bound))
 		return NULL;
 
 	/* scan tuple = the child's row; output = top's targetlist over it */
@@ -249,14 +276,15 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	cscan->custom_scan_tlist = gpusort_column_vars(child->targetlist, OUTER_VAR);
 	cscan->custom_private = gpusort_pack_private(attnos, types, sortops, collations,
 												 nulls_first, descending,
-												 bound >= 0 && bound <= PG_INT32_MAX ? (int) bound : -1);
+												 bound >= 0 && bound <= PG_INT32_MAX ? (int) bound : -1,
+												 code_list);
 	cscan->methods = &gpusort_scan_methods;
 	return (Plan *) cscan;
 }
 
 List *
 gpusort_pack_private(List *attnos, List *types, List *sortops, List *collations,
-					 List *nulls_first, List *descending, int bound)
+					 List *nulls_first, List *descending, int bound, List *codes)
 {
 	List	   *private = NIL;
 
@@ -268,6 +296,7 @@ gpusort_pack_private(List *attnos, List *types, List *sortops, List *collations,
 	private = lappend(private, nulls_first);
 	private = lappend(private, descending);
 	private = lappend(private, list_make1_int(bound));
+	private = lappend(private, codes);
 	Assert(list_length(private) == GPUSORT_PRIVATE_COUNT);
 	return private;
 }
@@ -277,7 +306,12 @@ static Plan *
 make_fill_for(Plan *gpusort, Plan *child)
 {
 	CustomScan *cscan = (CustomScan *) gpusort;
+	ListCell   *lc;
 
+	/* the workers encode WHOLE keys only */
+	foreach(lc, gpusort_private(cscan, GPUSORT_PRIVATE_CODES))
+		if (lfirst_int(lc) != GPUSORT_CODE_WHOLE)
+			return child;
 	return gpusort_make_fill(child,
 							 gpusort_private(cscan, GPUSORT_PRIVATE_ATTNOS),
 							 gpusort_private(cscan, GPUSORT_PRIVATE_TYPES),

@@ -10,6 +10,37 @@
 #include "node_state.h"
 #include "pg_compat.h"
 
+/*
+ * What the GPU sorts by, where a key is not encoded whole: the keys up to
+ * the first such key and how that one is encoded ("s (first 8 bytes)");
+ * the CPU orders rows that tie on it by it and the keys after it.
+ */
+static const char *
+key_prefix_text(GpuSortState *state, List *keys)
+{
+	StringInfoData buf;
+	int			f = state->finish_from;
+
+	initStringInfo(&buf);
+	for (int k = 0; k < f; k++)
+		appendStringInfo(&buf, "%s, ", (const char *) list_nth(keys, k));
+	switch (state->codes[f])
+	{
+		case GPUSORT_CODE_BYTES:
+			appendStringInfo(&buf, "%s (first %d bytes)", (const char *) list_nth(keys, f),
+							 4 * gpusort_code_words(state->codes[f], state->types[f]));
+			break;
+		case GPUSORT_CODE_ABBREV:
+			appendStringInfo(&buf, "%s (abbreviated)", (const char *) list_nth(keys, f));
+			break;
+		default:
+			if (buf.len >= 2)
+				buf.data[buf.len -= 2] = '\0';
+			break;
+	}
+	return buf.data;
+}
+
 /* EXPLAIN: the sort keys and bound; with ANALYZE what ran, why, and the phase times. */
 void
 node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -45,6 +76,8 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyList("Sort Key", keys, es);
 	if (state->bound >= 0)
 		ExplainPropertyInteger("Sort Bound", NULL, state->bound, es);
+	if (state->finish_from < state->nkeys)
+		ExplainPropertyText("GPU Key Prefix", key_prefix_text(state, keys), es);
 
 	if (!es->analyze || !state->sorted)
 		return;
@@ -67,6 +100,14 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Rows Stored by Workers", NULL, (int64) state->fill_rows, es);
 		if (state->run.algorithm_reason[0])
 			ExplainPropertyText("Algorithm Reason", state->run.algorithm_reason, es);
+		if (state->finish_from < state->nkeys)
+			ExplainPropertyText("Finished on CPU",
+								show_times ?
+								psprintf("%zu rows, %d refinement sorts, %.3f ms",
+										 state->rows_finished, state->refine_sorts,
+										 state->finish_ms) :
+								psprintf("%zu rows, %d refinement sorts",
+										 state->rows_finished, state->refine_sorts), es);
 		if (show_times)
 			ExplainPropertyText("Time",
 								psprintf("fill %.3f ms, to device %.3f ms, sort %.3f ms, from device %.3f ms, emit %.3f ms",
@@ -84,6 +125,13 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Rows Sorted", NULL, (int64) state->rows_in, es);
 		if (state->has_fill)
 			ExplainPropertyInteger("Rows Stored by Workers", NULL, (int64) state->fill_rows, es);
+		if (state->finish_from < state->nkeys)
+		{
+			ExplainPropertyInteger("Rows Finished on CPU", NULL, (int64) state->rows_finished, es);
+			ExplainPropertyInteger("Refinement Sorts", NULL, state->refine_sorts, es);
+			if (show_times)
+				ExplainPropertyFloat("Finish Time", "ms", state->finish_ms, 3, es);
+		}
 		if (show_times)
 		{
 			ExplainPropertyFloat("Fill Time", "ms", state->fill_ms, 3, es);

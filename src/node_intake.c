@@ -21,6 +21,7 @@
 #include "gpusort_node.h"
 #include "guc.h"
 #include "key_encoding.h"
+#include "key_finish.h"
 #include "node_state.h"
 #include "sort_keys.h"
 
@@ -138,8 +139,8 @@ start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 typedef struct KeyWords
 {
 	uint32	   *nulls;			/* NULL until the key's first NULL */
-	uint32	   *hi;				/* two-word codes only */
-	uint32	   *lo;
+	int			nw;				/* words of the code (gpusort_code_words) */
+	uint32	   *w[GPUSORT_MAX_KEY_WORDS];	/* the code, most significant word first */
 } KeyWords;
 
 /* Bytes the key words of one row take before any key has NULL words. */
@@ -149,7 +150,10 @@ key_row_bytes(GpuSortState *state)
 	Size		bytes = 0;
 
 	for (int k = 0; k < state->nkeys; k++)
-		bytes += sizeof(uint32) * gpusort_key_words(state->types[k]);
+		bytes += sizeof(uint32) * gpusort_code_words(state->codes[k], state->types[k]);
+	/* the finish's arrays, should every row tie */
+	if (state->finish_from < state->nkeys)
+		bytes += gpusort_finish_row_bytes(state->nkeys - state->finish_from);
 	return bytes;
 }
 
@@ -181,11 +185,14 @@ static bool
 grow_key_words(GpuSortState *state, KeyWords *kw, Size old, Size cap)
 {
 	for (int k = 0; k < state->nkeys; k++)
-		if (!grow_words(state, &kw[k].lo, old, cap, true) ||
-			!grow_words(state, &kw[k].hi, old, cap,
-						gpusort_key_words(state->types[k]) == 2) ||
-			!grow_words(state, &kw[k].nulls, old, cap, false))
+	{
+		kw[k].nw = gpusort_code_words(state->codes[k], state->types[k]);
+		for (int w = 0; w < kw[k].nw; w++)
+			if (!grow_words(state, &kw[k].w[w], old, cap, true))
+				return false;
+		if (!grow_words(state, &kw[k].nulls, old, cap, false))
 			return false;
+	}
 	return true;
 }
 
@@ -296,6 +303,40 @@ finish_reorder(GpuSortState *state, GpuSortReorder *r)
 	}
 }
 
+/* The nw code words of key k's non-NULL value d (sort_keys.h). */
+static void
+encode_value(GpuSortState *state, int k, Datum d, int nw, uint32 *code)
+{
+	uint64		c;
+
+	switch (state->codes[k])
+	{
+		case GPUSORT_CODE_WHOLE:
+			c = gpusort_encode_key(state->types[k], d, state->descending[k]);
+			break;
+		case GPUSORT_CODE_ABBREV:
+			c = gpusort_abbrev_code(state->types[k], &state->abbrev[k], d, state->descending[k]);
+			break;
+		case GPUSORT_CODE_BYTES:
+			{
+				uint8		buf[16];
+				Size		len;
+				void	   *to_free;
+				const uint8 *bytes = gpusort_key_bytes(state->types[k], d, buf, &len, &to_free);
+
+				(void) gpusort_bytes_words(bytes, len, 0, nw, state->descending[k], code);
+				if (to_free)
+					pfree(to_free);
+				return;
+			}
+		default:
+			return;
+	}
+	if (nw == 2)
+		code[0] = (uint32) (c >> 32);
+	code[nw - 1] = (uint32) c;
+}
+
 /*
  * Encode the keys of the row in slot into row n of the key word columns
  * (capacity cap); *key_bytes grows when a key gets its NULL words.  False
@@ -309,9 +350,13 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 	for (int k = 0; k < state->nkeys; k++)
 	{
 		bool		null;
-		Datum		d = slot_getattr(slot, state->attnos[k], &null);
-		uint64		code = gpusort_key_code(state->types[k], d, null, state->descending[k]);
+		Datum		d;
+		uint32		code[GPUSORT_MAX_KEY_WORDS];
 
+		/* no words at all, not even NULL ones: the finish orders by the key */
+		if (state->codes[k] == GPUSORT_CODE_NONE)
+			continue;
+		d = slot_getattr(slot, state->attnos[k], &null);
 		if (null && kw[k].nulls == NULL)
 		{
 			if (!start_null_words(state, kw, k, n, cap))
@@ -320,9 +365,14 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 		}
 		if (kw[k].nulls)
 			kw[k].nulls[n] = gpusort_null_word(null, state->nulls_first[k]);
-		if (kw[k].hi)
-			kw[k].hi[n] = (uint32) (code >> 32);
-		kw[k].lo[n] = (uint32) code;
+		if (kw[k].nw == 0)
+			continue;
+		if (null)
+			memset(code, 0, sizeof(code));
+		else
+			encode_value(state, k, d, kw[k].nw, code);
+		for (int w = 0; w < kw[k].nw; w++)
+			kw[k].w[w][n] = code[w];
 	}
 	return true;
 }
@@ -446,9 +496,11 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				for (Size i = 0; i < m; i++)
 					kw[k].nulls[n + i] = gpusort_null_word(v.key_has_null[k] && v.nulls[k][i],
 														   state->nulls_first[k]);
-			if (kw[k].hi)
-				memcpy(kw[k].hi + n, v.hi[k], m * sizeof(uint32));
-			memcpy(kw[k].lo + n, v.lo[k], m * sizeof(uint32));
+			/* the workers fill only WHOLE keys (the planner sees to it) */
+			Assert(state->codes[k] == GPUSORT_CODE_WHOLE);
+			if (kw[k].nw == 2)
+				memcpy(kw[k].w[0] + n, v.hi[k], m * sizeof(uint32));
+			memcpy(kw[k].w[kw[k].nw - 1] + n, v.lo[k], m * sizeof(uint32));
 		}
 		if (!v.columnar)
 			for (Size i = 0; i < m; i++)
@@ -459,6 +511,65 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 		n += m;
 	}
 	return n;
+}
+
+/* KeyFinish.fetch: the finished keys' values of a stored row. */
+static void
+fetch_finish_values(void *arg, uint32 row, Datum *values, bool *isnull)
+{
+	GpuSortState *state = (GpuSortState *) arg;
+	TupleTableSlot *slot;
+
+	if (state->columnar)
+	{
+		column_store_get(&state->cols, row, state->vslot);
+		slot = state->vslot;
+	}
+	else
+		slot = ExecStoreMinimalTuple(state->store.tuples[row], state->slot, false);
+	for (int k = state->finish_from; k < state->nkeys; k++)
+		values[k - state->finish_from] = slot_getattr(slot, state->attnos[k],
+													  &isnull[k - state->finish_from]);
+}
+
+/*
+ * Order the runs of rows whose words tie, in state->perm (the GPU's or the
+ * CPU radix sort's order), by the keys from finish_from on (key_finish.c).
+ * False if out of memory.
+ */
+static bool
+finish_ties(GpuSortState *state, const uint32 **words, int nwords, Size n)
+{
+	int			first = state->finish_from;
+	KeyFinish	kf;
+	bool		ok;
+
+	memset(&kf, 0, sizeof(kf));
+	kf.nkeys = state->nkeys - first;
+	kf.ssup = palloc(kf.nkeys * sizeof(SortSupportData));
+	for (int k = first; k < state->nkeys; k++)
+	{
+		GpuSortKeySpec key = {state->types[k], state->sortops[k], state->collations[k],
+		state->nulls_first[k]};
+
+		gpusort_key_sort_support(&key, false, &kf.ssup[k - first]);
+	}
+	kf.first_code = state->codes[first];
+	kf.first_type = state->types[first];
+	kf.first_descending = state->descending[first];
+	kf.first_words = gpusort_code_words(state->codes[first], state->types[first]);
+	kf.fetch = fetch_finish_values;
+	kf.arg = state;
+	ok = gpusort_finish_ties(&kf, (const uint32 *const *) words, nwords, n, state->perm,
+							 state->nresult);
+	if (state->columnar)
+		ExecClearTuple(state->vslot);
+	else
+		ExecClearTuple(state->slot);
+	state->rows_finished = kf.rows_finished;
+	state->refine_sorts = kf.refine_sorts;
+	state->finish_ms = kf.ms;
+	return ok;
 }
 
 /*
@@ -480,22 +591,24 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 
 	/* the permutation, the GPU job's guard and the reorder live in sortcxt */
 	oldcxt = MemoryContextSwitchTo(state->sortcxt);
-	words = palloc((3 * state->nkeys) * sizeof(uint32 *));
+	words = palloc(((1 + GPUSORT_MAX_KEY_WORDS) * state->nkeys) * sizeof(uint32 *));
 	for (int k = 0; k < state->nkeys; k++)
 	{
 		if (kw[k].nulls)
 			words[nwords++] = kw[k].nulls;
-		if (kw[k].hi)
-			words[nwords++] = kw[k].hi;
-		words[nwords++] = kw[k].lo;
+		for (int w = 0; w < kw[k].nw; w++)
+			words[nwords++] = kw[k].w[w];
 	}
 	CHECK_FOR_INTERRUPTS();
 
 	state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
 	state->perm = gpusort_alloc_big(state->sortcxt, Max(n, 1) * sizeof(uint32));
-	reorder = state->perm ? prepare_reorder(state, n) : NULL;
+	/* the columns follow the GPU's order only where that order is final */
+	reorder = state->perm && state->finish_from == state->nkeys ? prepare_reorder(state, n) : NULL;
 	sorted = state->perm &&
 		gpusort_sort_rows(words, nwords, n, state->perm, &state->run, reorder);
+	if (sorted && state->finish_from < state->nkeys)
+		sorted = finish_ties(state, words, nwords, n);
 	MemoryContextSwitchTo(oldcxt);
 	if (!sorted)
 	{
@@ -520,7 +633,9 @@ void
 node_sort_input(GpuSortState *state)
 {
 	PlanState  *outer = outerPlanState(state);
-	bool		topk = state->bound >= 0 && state->bound <= GPUSORT_TOPK_MAX_BOUND;
+	/* the heap compares words only: keys it cannot order whole take the sort */
+	bool		topk = state->bound >= 0 && state->bound <= GPUSORT_TOPK_MAX_BOUND &&
+		state->finish_from == state->nkeys;
 	KeyWords   *kw = NULL;
 	Size		key_bytes = 0;	/* bytes of key words per row */
 	Size		cap = 0,
@@ -531,6 +646,9 @@ node_sort_input(GpuSortState *state)
 
 	INSTR_TIME_SET_CURRENT(start);
 	state->limit_bytes = gpusort_memory_limit();
+	state->rows_finished = 0;
+	state->refine_sorts = 0;
+	state->finish_ms = 0;
 	init_stores(state);
 	if (topk)
 		node_topk_start(state, &probe);

@@ -17,6 +17,7 @@
 #include "parallel_fill.h"
 #include "pg_compat.h"
 #include "sort_engine.h"
+#include "sort_keys.h"
 #include "tuple_store.h"
 
 /* rows moved or checked between two interrupt checks */
@@ -41,6 +42,9 @@ typedef struct GpuSortState
 	Oid		   *collations;
 	bool	   *nulls_first;
 	bool	   *descending;
+	GpuSortKeyCode *codes;		/* how each key becomes GPU words (sort_keys.h) */
+	int			finish_from;	/* first key that is not WHOLE; nkeys if none */
+	SortSupportData *abbrev;	/* abbreviated sort support of ABBREV keys (others unset) */
 	int64		bound;			/* -1: none */
 
 	double		est_rows;		/* the planner's estimate of the input */
@@ -80,6 +84,9 @@ typedef struct GpuSortState
 	/* for EXPLAIN ANALYZE */
 	GpuSortRun	run;
 	Size		rows_in;
+	Size		rows_finished;	/* rows in runs of tied words ordered on the CPU */
+	int			refine_sorts;	/* sorts of tied rows by their next bytes */
+	double		finish_ms;
 	double		fill_ms;
 	double		emit_ms;
 	instr_time	emit_start;

@@ -1,29 +1,43 @@
 /*
- * sort_keys.c -- which sort keys GpuSort can take, and their encoding from
- * Datums into order-preserving unsigned codes (src/key_encoding.h).
+ * sort_keys.c -- the codes of GpuSort's sort keys (sort_keys.h) and their
+ * encoding from Datums into words that sort as unsigned integers.
  *
- * A key is supported when its type is one of the fixed-width types below
- * and its sort operator is the "<" or ">" of the type's default btree
- * operator class (a domain is given as its base type); anything else
- * (text, numeric, a non-default opclass) leaves PostgreSQL's own Sort in
- * place.
+ * WHOLE types are encoded by key_encoding.h.  A key is WHOLE only under
+ * the "<" or ">" of its type's default btree operator class (a domain is
+ * given as its base type); under another operator class it is ordered by
+ * that class's comparator, on the CPU (NONE) or through its abbreviated
+ * key (ABBREV).
  */
 #include "postgres.h"
 
+#include "access/nbtree.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "common/int128.h"
+#include "datatype/timestamp.h"
+#include "port/pg_bswap.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
 
 #include "key_encoding.h"
 #include "pg_compat.h"
 #include "sort_keys.h"
+
+#if SIZEOF_DATUM != 8
+#error "gpusort needs 8-byte Datums (abbreviated keys are taken as 64-bit codes)"
+#endif
 
 int
 gpusort_key_words(Oid type)
 {
 	switch (type)
 	{
+		case BOOLOID:
 		case INT2OID:
 		case INT4OID:
 		case DATEOID:
@@ -40,22 +54,125 @@ gpusort_key_words(Oid type)
 	}
 }
 
-bool
-gpusort_key_supported(Oid type, Oid sortop, bool *descending)
+/* Is opfamily the family of type's default btree operator class? */
+static bool
+is_default_family(Oid type, Oid opfamily)
 {
-	Oid			opfamily,
-				opcintype,
-				opclass;
+	Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
 
-	if (gpusort_key_words(type) == 0)
-		return false;
-	if (!gpusort_ordering_op_properties(sortop, &opfamily, &opcintype, descending))
-		return false;
-	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
-	if (!OidIsValid(opclass) || get_opclass_family(opclass) != opfamily ||
-		opcintype != type)
-		return false;
+	return OidIsValid(opclass) && get_opclass_family(opclass) == opfamily;
+}
+
+/* Does a key of this type, family and collation sort as its bytes do? */
+static bool
+sorts_as_bytes(Oid type, Oid opfamily, Oid collation)
+{
+	switch (type)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+			if (opfamily == TEXT_PATTERN_BTREE_FAM_OID)
+				return true;
+			return is_default_family(TEXTOID, opfamily) && gpusort_collation_is_c(collation);
+		case BYTEAOID:
+		case UUIDOID:
+		case INTERVALOID:
+			return is_default_family(type, opfamily);
+		default:
+			return false;
+	}
+}
+
+void
+gpusort_key_sort_support(const GpuSortKeySpec *key, bool abbreviate, SortSupport ssup)
+{
+	memset(ssup, 0, sizeof(SortSupportData));
+	ssup->ssup_cxt = CurrentMemoryContext;
+	ssup->ssup_collation = key->collation;
+	ssup->ssup_nulls_first = key->nulls_first;
+	ssup->abbreviate = abbreviate;
+	PrepareSortSupportFromOrderingOp(key->sortop, ssup);
+}
+
+/* Does the key have an abbreviated key whose order gpusort_abbrev_code knows? */
+static bool
+has_known_abbreviation(const GpuSortKeySpec *key, Oid opfamily)
+{
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "gpusort key",
+											  ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+	SortSupportData ssup;
+	bool		known;
+
+	gpusort_key_sort_support(key, true, &ssup);
+	known = ssup.abbrev_converter != NULL &&
+		(ssup.comparator == ssup_datum_unsigned_cmp ||
+		 ssup.comparator == ssup_datum_signed_cmp ||
+		 ssup.comparator == ssup_datum_int32_cmp ||
+		 (key->type == NUMERICOID && is_default_family(NUMERICOID, opfamily)));
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+	return known;
+}
+
+bool
+gpusort_key_codes(const GpuSortKeySpec *keys, int nkeys, GpuSortKeyCode *codes,
+				  bool *descending)
+{
+	bool		lossy = false;	/* a key before this one is not WHOLE */
+
+	for (int k = 0; k < nkeys; k++)
+	{
+		Oid			opfamily,
+					opcintype;
+
+		if (!gpusort_ordering_op_properties(keys[k].sortop, &opfamily, &opcintype,
+											&descending[k]))
+			return false;
+		/* the CPU compares with the family's comparison function: it must exist */
+		if (!OidIsValid(get_opfamily_proc(opfamily, opcintype, opcintype, BTORDER_PROC)))
+			return false;
+		if (lossy)
+			codes[k] = GPUSORT_CODE_NONE;
+		else if (gpusort_key_words(keys[k].type) > 0 && opcintype == keys[k].type &&
+				 is_default_family(keys[k].type, opfamily))
+			codes[k] = GPUSORT_CODE_WHOLE;
+		else if (sorts_as_bytes(keys[k].type, opfamily, keys[k].collation))
+			codes[k] = GPUSORT_CODE_BYTES;
+		else if (has_known_abbreviation(&keys[k], opfamily))
+			codes[k] = GPUSORT_CODE_ABBREV;
+		else
+			codes[k] = GPUSORT_CODE_NONE;
+		lossy = lossy || codes[k] != GPUSORT_CODE_WHOLE;
+	}
 	return true;
+}
+
+bool
+gpusort_keys_need_finish(const GpuSortKeyCode *codes, int nkeys)
+{
+	for (int k = 0; k < nkeys; k++)
+		if (codes[k] != GPUSORT_CODE_WHOLE)
+			return true;
+	return false;
+}
+
+int
+gpusort_code_words(GpuSortKeyCode code, Oid type)
+{
+	switch (code)
+	{
+		case GPUSORT_CODE_WHOLE:
+			return gpusort_key_words(type);
+		case GPUSORT_CODE_BYTES:
+			/* fixed-size values of 16 bytes whole, strings their first bytes */
+			return (type == UUIDOID || type == INTERVALOID) ? 4 : GPUSORT_FIRST_BYTES / 4;
+		case GPUSORT_CODE_ABBREV:
+			return 2;
+		case GPUSORT_CODE_NONE:
+			break;
+	}
+	return 0;
 }
 
 static uint64
@@ -63,6 +180,8 @@ encode_ascending(Oid type, Datum value)
 {
 	switch (type)
 	{
+		case BOOLOID:
+			return DatumGetBool(value) ? 1 : 0;
 		case INT2OID:
 			return gpusort_encode_int4((int32) DatumGetInt16(value));
 		case INT4OID:
@@ -91,4 +210,110 @@ gpusort_encode_key(Oid type, Datum value, bool descending)
 	if (!descending)
 		return code;
 	return ~code & (gpusort_key_words(type) == 1 ? (uint64) PG_UINT32_MAX : PG_UINT64_MAX);
+}
+
+/* v's 8 bytes, big-endian, at out */
+static void
+put_be64(uint8 *out, uint64 v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		out[i] = (uint8) v;
+}
+
+/*
+ * An interval as 16 bytes that sort as interval_cmp does: its span in
+ * microseconds (months as 30 days, days as 24 hours; infinities are the
+ * extreme fields and so the extreme spans), a 128-bit signed integer,
+ * sign-flipped and big-endian.
+ */
+static void
+interval_bytes(const Interval *iv, uint8 *out)
+{
+	INT128		span = int64_to_int128(iv->time);
+	int64		days = iv->month * INT64CONST(30) + iv->day;
+	uint64		hi,
+				lo;
+
+	int128_add_int64_mul_int64(&span, days, USECS_PER_DAY);
+#ifdef USE_NATIVE_INT128
+	hi = (uint64) (span >> 64);
+	lo = (uint64) span;
+#else
+	hi = (uint64) span.hi;
+	lo = span.lo;
+#endif
+	put_be64(out, hi ^ UINT64CONST(0x8000000000000000));
+	put_be64(out + 8, lo);
+}
+
+const uint8 *
+gpusort_key_bytes(Oid type, Datum value, uint8 *buf, Size *len, void **to_free)
+{
+	*to_free = NULL;
+	switch (type)
+	{
+		case UUIDOID:
+			*len = UUID_LEN;
+			return DatumGetUUIDP(value)->data;
+		case INTERVALOID:
+			interval_bytes(DatumGetIntervalP(value), buf);
+			*len = 16;
+			return buf;
+		default:
+			{
+				/* text, varchar, bytea: the data of the varlena */
+				struct varlena *raw = (struct varlena *) DatumGetPointer(value);
+				struct varlena *v = pg_detoast_datum_packed(raw);
+
+				if (v != raw)
+					*to_free = v;
+				*len = VARSIZE_ANY_EXHDR(v);
+				return (const uint8 *) VARDATA_ANY(v);
+			}
+	}
+}
+
+bool
+gpusort_bytes_words(const uint8 *bytes, Size len, int first, int nwords, bool descending,
+					uint32 *out)
+{
+	Size		pos = (Size) first * 4;
+
+	for (int w = 0; w < nwords; w++)
+	{
+		uint32		word = 0;
+
+		if (pos + 4 <= len)
+		{
+			memcpy(&word, bytes + pos, 4);
+			word = pg_ntoh32(word);
+		}
+		else
+			for (int b = 0; b < 4; b++)
+				word = (word << 8) | (pos + b < len ? bytes[pos + b] : 0);
+		out[w] = descending ? ~word : word;
+		pos += 4;
+	}
+	return len > pos;
+}
+
+uint64
+gpusort_abbrev_code(Oid type, SortSupport ssup, Datum value, bool descending)
+{
+	Datum		abbrev = ssup->abbrev_converter(value, ssup);
+	uint64		code;
+
+	if (ssup->comparator == ssup_datum_unsigned_cmp)
+		code = (uint64) abbrev;
+	else if (ssup->comparator == ssup_datum_int32_cmp)
+		code = (uint64) ((uint32) DatumGetInt32(abbrev) ^ UINT32_C(0x80000000));
+	else if (ssup->comparator == ssup_datum_signed_cmp)
+		code = (uint64) abbrev ^ UINT64CONST(0x8000000000000000);
+	else
+	{
+		/* numeric: a signed code, negated (numeric_cmp_abbrev compares backwards) */
+		Assert(type == NUMERICOID);
+		code = ~((uint64) abbrev ^ UINT64CONST(0x8000000000000000));
+	}
+	return descending ? ~code : code;
 }

@@ -1,25 +1,109 @@
 /*
- * sort_keys.h -- GpuSort's supported sort keys and their Datum encoding.
+ * sort_keys.h -- how GpuSort turns sort keys into 32-bit words the GPU
+ * sorts (sort_keys.c).
+ *
+ * A key list is sorted in two steps.  The GPU sorts every row by a prefix
+ * of words; then the CPU orders each run of rows whose words are all equal
+ * with the keys' full comparators (key_finish.c).  How a key becomes words
+ * is its code:
+ *
+ *   WHOLE   a fixed-width type encoded whole (int2/4/8, float4/8, bool,
+ *           date, timestamp(tz), oid): equal words, equal values.
+ *   BYTES   a value that sorts as a string of bytes (text and varchar under
+ *           the C collation or text_pattern_ops, bytea, uuid, interval):
+ *           its leading bytes; runs that still tie are refined with the
+ *           next bytes, then finished on the CPU.
+ *   ABBREV  PostgreSQL's abbreviated key (sort support): numeric, text
+ *           under an ICU collation, inet, macaddr, ...: lossy, ties
+ *           finished on the CPU.
+ *   NONE    no words; rows are ordered by this key on the CPU, within the
+ *           runs the keys before it leave.
+ *
+ * The keys before the first key that is not WHOLE are WHOLE; that key is
+ * BYTES, ABBREV or NONE; every key after it is NONE.  A key list whose
+ * first key is NONE gives the GPU nothing to do and keeps the native Sort.
  */
 #ifndef GPUSORT_SORT_KEYS_H
 #define GPUSORT_SORT_KEYS_H
 
 #include "postgres.h"
 
-/* 32-bit words of a type's code (1 or 2), 0 if the type is unsupported. */
+#include "utils/sortsupport.h"
+
+typedef enum GpuSortKeyCode
+{
+	GPUSORT_CODE_WHOLE,
+	GPUSORT_CODE_BYTES,
+	GPUSORT_CODE_ABBREV,
+	GPUSORT_CODE_NONE
+} GpuSortKeyCode;
+
+/* One sort key as the planner gives it. */
+typedef struct GpuSortKeySpec
+{
+	Oid			type;			/* a domain's base type */
+	Oid			sortop;
+	Oid			collation;
+	bool		nulls_first;
+} GpuSortKeySpec;
+
+/* Most words one key's code takes (gpusort_code_words). */
+#define GPUSORT_MAX_KEY_WORDS 4
+
+/* Bytes of a BYTES key's value encoded up front (the first sort's words). */
+#define GPUSORT_FIRST_BYTES 8
+
+/*
+ * The codes of a key list (codes[k], descending[k] set for every key);
+ * false if a key has no btree ordering at all.  The caller decides what
+ * a first key of GPUSORT_CODE_NONE means.
+ */
+extern bool gpusort_key_codes(const GpuSortKeySpec *keys, int nkeys,
+							  GpuSortKeyCode *codes, bool *descending);
+
+/* Does any key need the CPU to finish ties (is any key not WHOLE)? */
+extern bool gpusort_keys_need_finish(const GpuSortKeyCode *codes, int nkeys);
+
+/* 32-bit words of a WHOLE type's code (1 or 2), 0 if the type is not WHOLE. */
 extern int	gpusort_key_words(Oid type);
 
-/*
- * Is sortop the default btree "<" (ascending) or ">" (descending) of type,
- * and the type one GpuSort encodes?
- */
-extern bool gpusort_key_supported(Oid type, Oid sortop, bool *descending);
+/* 32-bit words a key of this code and type takes in the GPU's first sort. */
+extern int	gpusort_code_words(GpuSortKeyCode code, Oid type);
 
 /*
- * Code of a non-NULL value in the low gpusort_key_words() words: ascending,
- * or complemented within those words when descending.
+ * Code of a non-NULL WHOLE value in the low gpusort_key_words() words:
+ * ascending, or complemented within those words when descending.
  */
 extern uint64 gpusort_encode_key(Oid type, Datum value, bool descending);
+
+/*
+ * Sort support of a key: full (abbreviate false) for comparing values,
+ * abbreviated for an ABBREV key's code.  In CurrentMemoryContext.
+ */
+extern void gpusort_key_sort_support(const GpuSortKeySpec *key, bool abbreviate,
+									 SortSupport ssup);
+
+/*
+ * A BYTES key's value as the bytes it sorts by: *len bytes at the result.
+ * buf (16 bytes) holds them for types encoded on the fly; *to_free is set
+ * to a detoasted copy to pfree, or NULL.
+ */
+extern const uint8 *gpusort_key_bytes(Oid type, Datum value, uint8 *buf, Size *len,
+									  void **to_free);
+
+/*
+ * Words [first, first + nwords) of a BYTES value of len bytes: its bytes
+ * from 4 * first on, big-endian, zero past the end, complemented when
+ * descending.  Returns whether the value has bytes past those words.
+ */
+extern bool gpusort_bytes_words(const uint8 *bytes, Size len, int first, int nwords,
+								bool descending, uint32 *out);
+
+/*
+ * An ABBREV key's 64-bit code of a non-NULL value (ssup: abbreviated sort
+ * support, type its key type), ascending, complemented when descending.
+ */
+extern uint64 gpusort_abbrev_code(Oid type, SortSupport ssup, Datum value, bool descending);
 
 /*
  * The words one key value sorts by: its NULL-order word (0 sorts first:

@@ -39,8 +39,10 @@ rows)" footer, and merged with the hunks that then overlap) is one of
                   function the statement calls (psql names such a column
                   after the function, or the alias after OVER ...) are the
                   same multiset; where no column is computed (DISTINCT ON,
-                  LIMIT), the rows projected onto the columns whose value
-                  multisets agree (at least one).  The other columns were
+                  LIMIT), or where a filter on row_number() over unordered
+                  peers kept other peers, the rows projected onto the
+                  columns whose value multisets agree (at least one).  The
+                  other columns were
                   computed over another valid order of the peers.  Not a
                   failure unless --strict; listed in full in the report;
   unexplained     anything else: the run fails and the hunk is printed.
@@ -73,12 +75,15 @@ TIE_DEPENDENT_RE = re.compile(
     r"json_object_agg|jsonb_object_agg)\s*\(", re.I)
 SORT_NODE_RE = re.compile(r"^\s*(->\s+)?Sort( \(.*\))?\s*$")
 ROWS_AMONG_PEERS_RE = re.compile(r"\bdistinct\s+on\b|\blimit\b|\boffset\b|\bfetch\s+(first|next)\b", re.I)
+# row_number() over a window without ORDER BY: which peer gets which number
+# is the order of the rows, so a filter on it keeps any of the peers
+PEER_PICK_RE = re.compile(r"\brow_number\(\)\s+over\s*\((?:(?!order\s+by)[^)])*\)", re.I)
 # lines of a text-format EXPLAIN that a GpuSort changes, for hunks outside
 # any recognisable table
 PLAN_LINE_RE = re.compile(
     r"^\s*(->\s+)?(Custom Scan \(GpuSort\)|Sort\b|Incremental Sort\b|Gather( Merge)?\b)|"
     r"^\s+(Sort Key|Presorted Key|Sort Method|Sort Bound|Full-sort Groups|Pre-sorted Groups|"
-    r"Device|Device Reason|Algorithm Reason|Workers Planned|Workers Launched):|^\(\d+ rows?\)$")
+    r"Device|Device Reason|Algorithm Reason|GPU Key Prefix|Workers Planned|Workers Launched):|^\(\d+ rows?\)$")
 
 
 def read_lines(path):
@@ -307,10 +312,14 @@ def tie_dependent_block(A, ba, B, bb):
     computed = computed_columns(stmt, cells(la[ba.h], spans))
     keep = [c for c in range(len(spans)) if c not in computed]
     if computed:
-        return bool(keep) and proj(ca, keep) == proj(cb, keep)
+        if keep and proj(ca, keep) == proj(cb, keep):
+            return True
+        # a filter on row_number() over unordered peers kept other peers
+        if not PEER_PICK_RE.search(stmt):
+            return False
     # none computed: DISTINCT ON, LIMIT/OFFSET/FETCH took other rows among
     # peers; the columns whose values agree must hold the same rows
-    if not ROWS_AMONG_PEERS_RE.search(stmt):
+    elif not ROWS_AMONG_PEERS_RE.search(stmt):
         return False
     keep = [c for c in range(len(spans))
             if collections.Counter(r[c] for r in ca) == collections.Counter(r[c] for r in cb)]

@@ -29,7 +29,7 @@ is($out, join('|', $elements + 4, 'NaN', '0.5', '-Infinity'), "gpu_sort() of $el
 # what gpu_sort() does not take: a clear error each, with its SQLSTATE
 my @errors = (
 	[ 'SELECT gpu_sort(ARRAY[[1, 2], [3, 4]])', '2202E', 'two dimensions' ],
-	[ "SELECT gpu_sort('{b,a}'::text[])", '42883', 'a text array (no such function)' ],
+	[ "SELECT gpu_sort('{\"(1,2)\"}'::point[])", '42883', 'a point array (no ordering)' ],
 	[ "SELECT gpu_sort(array_fill(1, ARRAY[134217728]))", '54000',
 	  'an array of more than 134,217,727 elements' ]);
 for my $e (@errors)

@@ -1,0 +1,191 @@
+--
+-- Sort keys that are not encoded whole: text under the C, a libc
+-- (en_US.utf8) and an ICU (en-US-x-icu) collation, varchar, bytea, uuid,
+-- interval, numeric, inet, bool, and types without an abbreviated key. The
+-- GPU (or the CPU path) sorts by their leading bytes or abbreviated keys,
+-- and the CPU orders the rows that tie (sort_keys.h). Each result equals
+-- the native Sort's: the key sequence exactly, the rows as a multiset.
+--
+LOAD 'gpusort';
+SET gpusort.min_rows = 0;
+SET gpusort.gpu_min_elements = 0;
+SET max_parallel_workers_per_gather = 0;
+\i sql/include/same_result.sql
+
+-- the collations under test (test/setup.sh installs the en_US.UTF-8 locale)
+CREATE COLLATION en_libc (provider = libc, locale = 'en_US.UTF-8');
+CREATE COLLATION en_icu (provider = icu, locale = 'en-US');
+
+-- strings of 0 to 2,000 bytes that share long prefixes, empty strings,
+-- NULLs, multibyte UTF-8, case and accents (C and en_US order these
+-- differently), duplicates
+CREATE TABLE s (i int, t text, v varchar(2100), b bytea, grp int);
+INSERT INTO s
+SELECT i, x, x, convert_to(x, 'UTF8') || CASE WHEN i % 11 = 0 THEN '\x00'::bytea ELSE '' END, i % 7
+FROM generate_series(1, 6000) i,
+LATERAL (SELECT CASE i % 13
+  WHEN 0 THEN NULL
+  WHEN 1 THEN ''
+  WHEN 2 THEN repeat('a', i % 2001)
+  WHEN 3 THEN repeat('prefix/', 40) || (i % 97)::text
+  WHEN 4 THEN (ARRAY['apple', 'Apple', 'APPLE', 'äpple', 'Äpfel', 'apfel', 'résumé', 'resume',
+                     'Résumé', 'straße', 'strasse', 'Zebra', 'zebra', 'éclair', 'eclair'])[1 + i % 15]
+  WHEN 5 THEN (ARRAY['日本語', '中文', '한국어', 'ελληνικά', 'русский', 'עברית', 'emoji 😀',
+                     'naïve', 'coöperate', 'ﬁ ligature'])[1 + i % 10]
+  WHEN 6 THEN 'customer_' || lpad((i % 500)::text, 9, '0')
+  WHEN 7 THEN md5(i::text)
+  WHEN 8 THEN ' ' || (i % 50)::text
+  WHEN 9 THEN repeat('same sixteen b!!', 2) || (i % 300)::text
+  ELSE substr(md5((i % 40)::text), 1, 1 + i % 9) END) x(x);
+ANALYZE s;
+
+-- single keys, every collation, all four ASC/DESC x NULLS orders
+SELECT c, o, same_result(format('SELECT * FROM s ORDER BY t COLLATE %s %s', c, o), 't')
+FROM unnest(ARRAY['"C"', 'en_libc', 'en_icu', '"POSIX"']) c,
+     unnest(ARRAY['', 'NULLS FIRST', 'DESC', 'DESC NULLS LAST']) o
+ORDER BY c, o;
+SELECT same_result('SELECT * FROM s ORDER BY v', 'v');
+SELECT same_result('SELECT * FROM s ORDER BY v COLLATE en_icu DESC', 'v');
+SELECT same_result('SELECT * FROM s ORDER BY b', 'b');
+SELECT same_result('SELECT * FROM s ORDER BY b DESC NULLS LAST', 'b');
+-- a non-default operator class (text_pattern_ops: bytewise under any collation)
+SELECT same_result('SELECT * FROM s ORDER BY t COLLATE en_icu USING ~<~', 't');
+SELECT same_result('SELECT * FROM s ORDER BY t USING ~>~ NULLS LAST', 't');
+
+-- multi-key mixes of text, int and numeric, DESC and NULLS FIRST
+SELECT same_result('SELECT * FROM s ORDER BY grp, t COLLATE en_icu DESC NULLS FIRST, i', 'grp, t, i');
+SELECT same_result('SELECT * FROM s ORDER BY t NULLS FIRST, i DESC', 't, i');
+SELECT same_result('SELECT * FROM s ORDER BY grp DESC, t COLLATE en_libc, i', 'grp, t, i');
+SELECT same_result('SELECT * FROM s ORDER BY length(t), t, i', 'length(t), t, i');
+SELECT same_result('SELECT * FROM s ORDER BY t, b DESC, grp', 't, b, grp');
+
+-- what the plans say: the GPU's key prefix, and the keys left native
+CREATE FUNCTION key_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
+END $$;
+SELECT key_plan('SELECT * FROM s ORDER BY t');
+SELECT key_plan('SELECT * FROM s ORDER BY t COLLATE en_icu DESC, i');
+SELECT key_plan('SELECT * FROM s ORDER BY grp, t COLLATE en_libc');
+-- no GPU words at all (libc collations get no abbreviated key): native Sort
+SELECT key_plan('SELECT * FROM s ORDER BY t COLLATE en_libc');
+
+-- EXPLAIN ANALYZE: rows ordered on the CPU, and the refinement sorts that
+-- split runs of shared prefixes (16,384 tied rows at least)
+CREATE TABLE names AS
+SELECT i, 'customer_' || lpad((i * 7919 % 40000)::text, 9, '0') AS name,
+       repeat('x', 16) || (i % 1000)::text AS tied16
+FROM generate_series(1, 40000) i;
+ANALYZE names;
+CREATE FUNCTION finish_line(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'GPU Key Prefix|Finished on CPU' THEN RETURN NEXT l; END IF;
+  END LOOP;
+END $$;
+SELECT same_result('SELECT * FROM names ORDER BY name', 'name');
+SELECT finish_line('SELECT * FROM names ORDER BY name');
+SELECT same_result('SELECT * FROM names ORDER BY tied16 DESC, i', 'tied16, i');
+SELECT finish_line('SELECT * FROM names ORDER BY tied16 DESC, i');
+SELECT same_result('SELECT * FROM names ORDER BY name COLLATE en_icu', 'name');
+SELECT finish_line('SELECT * FROM names ORDER BY name COLLATE en_icu');
+
+-- GROUP BY, DISTINCT, window functions and merge joins on text
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_hashagg = off;
+SELECT same_result('SELECT t, count(*), sum(i) FROM s GROUP BY t ORDER BY t', 't');
+SELECT same_result('SELECT DISTINCT t COLLATE en_icu AS t FROM s ORDER BY 1', 't');
+SELECT same_result('SELECT DISTINCT ON (grp, t) grp, t FROM s ORDER BY grp, t', 'grp, t');
+SELECT same_result('SELECT grp, t, rank() OVER (PARTITION BY grp ORDER BY t COLLATE en_icu) FROM s', 'grp, t, rank');
+SELECT same_result('SELECT a.i, b.i AS j, a.t FROM s a JOIN s b ON a.t = b.t WHERE a.i % 5 = 0 ORDER BY a.t, a.i, b.i', 't, i, j');
+SELECT key_plan('SELECT t, count(*) FROM s GROUP BY t');
+SELECT key_plan('SELECT a.i, b.i FROM s a JOIN s b ON a.t = b.t');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_hashagg;
+
+-- numeric: many digits, trailing zeros (1.0 = 1.00), NaN and +-Infinity
+CREATE TABLE num (i int, n numeric, m numeric(12,2));
+INSERT INTO num
+SELECT i, CASE i % 17
+  WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN 'Infinity' WHEN 3 THEN '-Infinity'
+  WHEN 4 THEN 1.0 WHEN 5 THEN 1.00 WHEN 6 THEN 1 WHEN 7 THEN -0.000
+  WHEN 8 THEN ('1' || repeat('0', i % 60) || '.' || repeat('9', i % 40))::numeric
+  WHEN 9 THEN ('-0.' || repeat('0', i % 30) || '1')::numeric
+  WHEN 10 THEN 123456789012345678901234567890.123456789 + i
+  ELSE ((hashint4(i) % 1000000) / 7.0)::numeric END,
+  ((hashint4(i + 1) % 100000000) / 100.0)::numeric(12,2)
+FROM generate_series(1, 5000) i;
+ANALYZE num;
+SELECT same_result('SELECT * FROM num ORDER BY n', 'n');
+SELECT same_result('SELECT * FROM num ORDER BY n DESC NULLS LAST, i', 'n, i');
+SELECT same_result('SELECT * FROM num ORDER BY m, n NULLS FIRST', 'm, n');
+SELECT same_result('SELECT * FROM num ORDER BY i % 10, n DESC', 'i % 10, n');
+SELECT key_plan('SELECT * FROM num ORDER BY n');
+
+-- uuid, bytea, bool, interval, inet, and types without an abbreviated key
+CREATE TABLE misc (i int, u uuid, bo bool, iv interval, ip inet, mo money, arr int[]);
+INSERT INTO misc
+SELECT i,
+       CASE WHEN i % 19 = 0 THEN NULL
+            ELSE (lpad(to_hex(i % 300), 8, '0') || substr(md5(i::text), 9, 24))::uuid END,
+       CASE i % 3 WHEN 0 THEN NULL WHEN 1 THEN true ELSE false END,
+       CASE i % 9 WHEN 0 THEN NULL WHEN 1 THEN '1 mon' WHEN 2 THEN '30 days'
+                  WHEN 3 THEN '720 hours' WHEN 4 THEN '-1 day 3 hours'
+                  ELSE make_interval(months => i % 13, days => i % 40, secs => (i % 86400) * 1.5) END,
+       CASE WHEN i % 23 = 0 THEN NULL
+            ELSE ('10.' || (i % 256) || '.' || (i * 7 % 256) || '.0/' || (8 + i % 25))::inet END,
+       ((i * 37 % 1000) / 100.0)::money,
+       ARRAY[i % 5, i % 3]
+FROM generate_series(1, 5000) i;
+ANALYZE misc;
+SELECT k, o, same_result(format('SELECT * FROM misc ORDER BY %s %s, i', k, o), k || ', i')
+FROM unnest(ARRAY['u', 'bo', 'iv', 'ip']) k,
+     unnest(ARRAY['', 'NULLS FIRST', 'DESC', 'DESC NULLS LAST']) o
+ORDER BY k, o;
+SELECT same_result('SELECT * FROM misc ORDER BY bo, mo DESC, i', 'bo, mo, i');
+SELECT same_result('SELECT * FROM misc ORDER BY i % 4, arr, i', 'i % 4, arr, i');
+SELECT key_plan('SELECT * FROM misc ORDER BY u');
+SELECT key_plan('SELECT * FROM misc ORDER BY iv, i');
+SELECT key_plan('SELECT * FROM misc ORDER BY i % 4, arr');
+-- keys with no GPU words first keep the native Sort
+SELECT key_plan('SELECT * FROM misc ORDER BY mo');
+SELECT key_plan('SELECT * FROM misc ORDER BY arr, i');
+
+-- a small LIMIT over keys the CPU finishes keeps the native top-N heap sort
+SELECT key_plan('SELECT * FROM s ORDER BY t LIMIT 10');
+SELECT same_result('SELECT * FROM s ORDER BY t, i LIMIT 100000 OFFSET 5990', 't, i');
+SELECT same_result('SELECT * FROM names ORDER BY name DESC, i LIMIT 70000 OFFSET 30000', 'name, i');
+
+-- gpu_sort() of any element type: the array ORDER BY gives (ties of equal
+-- values, such as numeric 1.0 and 1.00, compare equal)
+CREATE FUNCTION array_same(col text, tbl text, coll text, descending bool, nulls_first bool)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  c text := CASE WHEN coll IS NULL THEN '' ELSE ' COLLATE ' || coll END;
+  ok bool;
+BEGIN
+  EXECUTE format('SELECT gpu_sort(array_agg(%1$s)%2$s, %3$L, %4$L) = '
+                 'array_agg(%1$s%2$s ORDER BY %1$s%2$s %5$s NULLS %6$s) FROM %7$s',
+                 col, c, descending, nulls_first, CASE WHEN descending THEN 'DESC' ELSE 'ASC' END,
+                 CASE WHEN nulls_first THEN 'FIRST' ELSE 'LAST' END, tbl) INTO ok;
+  RETURN CASE WHEN ok THEN 'same' ELSE 'DIFFERENT' END;
+END $$;
+SELECT col, coll, d, nf, array_same(col, tbl, coll, d, nf)
+FROM (VALUES ('t', 's', '"C"'), ('t', 's', 'en_libc'), ('t', 's', 'en_icu'), ('b', 's', NULL),
+             ('name', 'names', '"C"'), ('n', 'num', NULL), ('m', 'num', NULL), ('u', 'misc', NULL),
+             ('iv', 'misc', NULL), ('ip', 'misc', NULL), ('bo', 'misc', NULL),
+             ('mo', 'misc', NULL)) v(col, tbl, coll),
+     (VALUES (false), (true)) x(d), (VALUES (false), (true)) y(nf)
+ORDER BY col, coll, d, nf;
+SELECT gpu_sort(ARRAY['b', 'A', NULL, 'a', 'B', '']::text[] COLLATE "C");
+SELECT gpu_sort(ARRAY['b', 'A', NULL, 'a', 'B', '']::text[] COLLATE en_icu, true);
+SELECT gpu_sort(ARRAY[1.0, 'NaN', '-Infinity', 0.001, 1.00, NULL, 'Infinity']::numeric[],
+                nulls_first => true);
+SELECT gpu_sort('{}'::text[]), gpu_sort(NULL::uuid[]), gpu_sort(ARRAY[NULL, NULL]::text[]);
+
+DROP TABLE s, names, num, misc;
+DROP COLLATION en_libc;
+DROP COLLATION en_icu;

@@ -1,0 +1,368 @@
+/*
+ * key_finish.c -- ordering the runs of rows whose GPU words tie
+ * (key_finish.h).
+ *
+ * 1. The runs: consecutive rows of the sorted order with equal words.
+ *    Their rows ("tied rows") are gathered with the values of the keys
+ *    still to compare, fetched once.
+ * 2. Refinement, where the first such key is BYTES: the tied rows are
+ *    sorted by (run, their next bytes) through the sort engine, which
+ *    splits runs of values that share a prefix without any comparison.
+ *    Rounds go on while some tied value has bytes left, taking more bytes
+ *    a round when one splits nothing (a long shared prefix), and stop when
+ *    the tied rows are few or a round of REFINE_MAX_WORDS words splits
+ *    nothing (equal values).
+ * 3. Each run left is sorted on the CPU by the full comparators (with the
+ *    presorted check of qsort, so a run of equal values costs one pass).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+
+#include "big_alloc.h"
+#include "key_finish.h"
+#include "sort_engine.h"
+
+/* Tied rows below this are not refined (the CPU orders them faster). */
+#define REFINE_MIN_ROWS 16384
+
+/* Words of further bytes a refinement round takes: from 2, doubling to this. */
+#define REFINE_MAX_WORDS 8
+
+/* rows handled between two interrupt checks */
+#define ROWS_PER_CHECK 65536
+
+/* The tied rows: entry t is row row[t] at position pos[t] of perm. */
+typedef struct Tied
+{
+	Size		n;				/* entries */
+	uint32	   *pos;
+	uint32	   *row;
+	Datum	   *values;			/* n * nkeys */
+	bool	   *isnull;			/* n * nkeys */
+	Size		nruns;
+	Size	   *run_start;		/* nruns + 1 entries: run r is [run_start[r], run_start[r + 1]) */
+} Tied;
+
+Size
+gpusort_finish_row_bytes(int nkeys)
+{
+	/* Tied arrays, a run start, and a refinement's words (run + words) and permutation */
+	return 2 * sizeof(uint32) + nkeys * (sizeof(Datum) + sizeof(bool)) + sizeof(Size) +
+		(2 + REFINE_MAX_WORDS) * sizeof(uint32);
+}
+
+static bool
+rows_equal(const uint32 *const *words, int nwords, uint32 a, uint32 b)
+{
+	for (int w = 0; w < nwords; w++)
+		if (words[w][a] != words[w][b])
+			return false;
+	return true;
+}
+
+/* Allocate the tied arrays for n entries (and up to n / 2 runs); false if out of memory. */
+static bool
+tied_alloc(Tied *t, Size n, int nkeys)
+{
+	memset(t, 0, sizeof(*t));
+	t->pos = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
+	t->row = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
+	t->values = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * nkeys * sizeof(Datum));
+	t->isnull = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * nkeys * sizeof(bool));
+	t->run_start = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(Size));
+	return t->pos && t->row && t->values && t->isnull && t->run_start;
+}
+
+static void
+tied_free(Tied *t)
+{
+	if (t->pos)
+		pfree(t->pos);
+	if (t->row)
+		pfree(t->row);
+	if (t->values)
+		pfree(t->values);
+	if (t->isnull)
+		pfree(t->isnull);
+	if (t->run_start)
+		pfree(t->run_start);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * Step 1: the runs of perm[0..n) that begin before m and their rows'
+ * values.  False if out of memory.
+ */
+static bool
+gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
+			const uint32 *perm, Size m, Tied *t)
+{
+	Size		count = 0;
+
+	/* count first, so that the arrays are allocated once */
+	for (Size i = 0; i < n;)
+	{
+		Size		j = i + 1;
+
+		if (i >= m)
+			break;
+		while (j < n && rows_equal(words, nwords, perm[i], perm[j]))
+			j++;
+		if (j - i > 1)
+			count += j - i;
+		i = j;
+		if (i % ROWS_PER_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	memset(t, 0, sizeof(*t));
+	if (count == 0)
+		return true;	/* nothing tied */
+	if (!tied_alloc(t, count, kf->nkeys))
+	{
+		tied_free(t);
+		return false;
+	}
+	for (Size i = 0; i < n && i < m;)
+	{
+		Size		j = i + 1;
+
+		while (j < n && rows_equal(words, nwords, perm[i], perm[j]))
+			j++;
+		if (j - i > 1)
+		{
+			t->run_start[t->nruns++] = t->n;
+			for (Size q = i; q < j; q++)
+			{
+				t->pos[t->n] = (uint32) q;
+				t->row[t->n] = perm[q];
+				kf->fetch(kf->arg, perm[q], t->values + t->n * kf->nkeys,
+						  t->isnull + t->n * kf->nkeys);
+				if (++t->n % ROWS_PER_CHECK == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+		}
+		i = j;
+	}
+	t->run_start[t->nruns] = t->n;
+	return true;
+}
+
+/*
+ * One refinement round (step 2): sort the tied rows by run and then by
+ * nw words of the first key's bytes from word `first`, split the runs, and
+ * keep only the rows still tied in runs that begin before m.  *more: some
+ * tied value has bytes past those words.  False if out of memory (t is
+ * unchanged then).
+ */
+static bool
+refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int first, int nw, bool *more)
+{
+	int			nk = kf->nkeys;
+	uint32	   *cols[1 + REFINE_MAX_WORDS];
+	uint32	   *order;
+	uint32	   *buf;
+	Tied		next;
+	GpuSortRun	run;
+	bool		ok = true;
+
+	*more = false;
+	memset(cols, 0, sizeof(cols));
+	order = gpusort_alloc_big(CurrentMemoryContext, t->n * sizeof(uint32));
+	buf = palloc(nw * sizeof(uint32));
+	for (int w = 0; w <= nw; w++)
+		if ((cols[w] = gpusort_alloc_big(CurrentMemoryContext, t->n * sizeof(uint32))) == NULL)
+			ok = false;
+	if (!ok || order == NULL)
+		goto out_of_memory;
+
+	for (Size r = 0; r < t->nruns; r++)
+		for (Size e = t->run_start[r]; e < t->run_start[r + 1]; e++)
+		{
+			cols[0][e] = (uint32) r;
+			if (t->isnull[e * nk])
+				memset(buf, 0, nw * sizeof(uint32));
+			else
+			{
+				uint8		tmp[16];
+				Size		len;
+				void	   *to_free;
+				const uint8 *bytes = gpusort_key_bytes(kf->first_type, t->values[e * nk], tmp,
+													   &len, &to_free);
+
+				*more |= gpusort_bytes_words(bytes, len, first, nw, kf->first_descending, buf);
+				if (to_free)
+					pfree(to_free);
+			}
+			for (int w = 0; w < nw; w++)
+				cols[1 + w][e] = buf[w];
+			if (e % ROWS_PER_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	if (!gpusort_sort_rows((const uint32 *const *) cols, 1 + nw, t->n, order, &run, NULL))
+		goto out_of_memory;
+	kf->refine_sorts++;
+	kf->refine_on_gpu = run.on_gpu;
+
+	/* the rows in their new order, then those still tied */
+	if (!tied_alloc(&next, t->n, nk))
+	{
+		tied_free(&next);
+		goto out_of_memory;
+	}
+	for (Size e = 0; e < t->n; e++)
+		perm[t->pos[e]] = t->row[order[e]];
+	for (Size i = 0; i < t->n;)
+	{
+		Size		j = i + 1;
+
+		if (t->pos[i] >= m)
+			break;
+		while (j < t->n && rows_equal((const uint32 *const *) cols, 1 + nw, order[i], order[j]))
+			j++;
+		if (j - i > 1)
+		{
+			next.run_start[next.nruns++] = next.n;
+			for (Size q = i; q < j; q++, next.n++)
+			{
+				next.pos[next.n] = t->pos[q];
+				next.row[next.n] = t->row[order[q]];
+				memcpy(next.values + next.n * nk, t->values + order[q] * nk, nk * sizeof(Datum));
+				memcpy(next.isnull + next.n * nk, t->isnull + order[q] * nk, nk * sizeof(bool));
+			}
+		}
+		i = j;
+	}
+	next.run_start[next.nruns] = next.n;
+	tied_free(t);
+	*t = next;
+	pfree(order);
+	pfree(buf);
+	for (int w = 0; w <= nw; w++)
+		pfree(cols[w]);
+	return true;
+
+out_of_memory:
+	if (order)
+		pfree(order);
+	pfree(buf);
+	for (int w = 0; w <= nw; w++)
+		if (cols[w])
+			pfree(cols[w]);
+	return false;
+}
+
+/* The CPU comparison of two tied entries (step 3): the keys, then the earlier entry. */
+typedef struct FinishCompare
+{
+	const Tied *t;
+	int			nkeys;
+	SortSupport ssup;
+} FinishCompare;
+
+static int
+compare_entries(const void *a, const void *b, void *arg)
+{
+	const FinishCompare *c = (const FinishCompare *) arg;
+	uint32		i = *(const uint32 *) a,
+				j = *(const uint32 *) b;
+
+	for (int k = 0; k < c->nkeys; k++)
+	{
+		int			r = ApplySortComparator(c->t->values[i * c->nkeys + k],
+											c->t->isnull[i * c->nkeys + k],
+											c->t->values[j * c->nkeys + k],
+											c->t->isnull[j * c->nkeys + k],
+											&c->ssup[k]);
+
+		if (r != 0)
+			return r;
+	}
+	return i < j ? -1 : (i > j);
+}
+
+/* Step 3: each run sorted by the full comparators.  False if out of memory. */
+static bool
+sort_runs(KeyFinish *kf, Tied *t, uint32 *perm)
+{
+	FinishCompare cmp = {t, kf->nkeys, kf->ssup};
+	Size		longest = 0;
+	uint32	   *idx;
+
+	for (Size r = 0; r < t->nruns; r++)
+		longest = Max(longest, t->run_start[r + 1] - t->run_start[r]);
+	idx = gpusort_alloc_big(CurrentMemoryContext, Max(longest, 1) * sizeof(uint32));
+	if (idx == NULL)
+		return false;
+	for (Size r = 0; r < t->nruns; r++)
+	{
+		Size		s = t->run_start[r],
+					len = t->run_start[r + 1] - s;
+
+		for (Size q = 0; q < len; q++)
+			idx[q] = (uint32) (s + q);
+		qsort_interruptible(idx, len, sizeof(uint32), compare_entries, &cmp);
+		for (Size q = 0; q < len; q++)
+			perm[t->pos[s + q]] = t->row[idx[q]];
+		if (r % 1024 == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(idx);
+	kf->rows_finished += t->n;
+	return true;
+}
+
+bool
+gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
+					uint32 *perm, Size m)
+{
+	Tied		t;
+	instr_time	start;
+	bool		ok;
+
+	INSTR_TIME_SET_CURRENT(start);
+	kf->rows_finished = 0;
+	kf->refine_sorts = 0;
+	kf->refine_on_gpu = false;
+	if (!gather_tied(kf, words, nwords, n, perm, Min(m, n), &t))
+		return false;
+
+	if (kf->first_code == GPUSORT_CODE_BYTES)
+	{
+		int			first = kf->first_words,
+					nw = 2;
+		bool		more = true;
+
+		/* a first sort of fixed-size values took all their bytes */
+		if (kf->first_type == UUIDOID || kf->first_type == INTERVALOID)
+			more = false;
+		while (more && t.n >= REFINE_MIN_ROWS)
+		{
+			Size		runs_before = t.nruns,
+						tied_before = t.n;
+
+			if (!refine_round(kf, &t, perm, m, first, nw, &more))
+				break;			/* the CPU finishes what is left */
+			first += nw;
+			if (t.nruns == runs_before && t.n == tied_before)
+			{
+				/* nothing split: a long shared prefix, or equal values */
+				if (nw == REFINE_MAX_WORDS)
+					break;
+				nw *= 2;
+			}
+		}
+	}
+	ok = t.n == 0 || sort_runs(kf, &t, perm);
+	tied_free(&t);
+	{
+		instr_time	now;
+
+		INSTR_TIME_SET_CURRENT(now);
+		INSTR_TIME_SUBTRACT(now, start);
+		kf->ms = INSTR_TIME_GET_MILLISEC(now);
+	}
+	return ok;
+}

@@ -1,0 +1,53 @@
+/*
+ * key_finish.h -- ordering the rows whose GPU words tie (key_finish.c).
+ *
+ * After the sort engine has sorted rows by their key words, rows whose
+ * words are all equal form runs.  Where a key is not encoded whole
+ * (sort_keys.h: BYTES, ABBREV, NONE), such rows may still differ; the
+ * finish orders each run by the keys from the first such key on, with the
+ * keys' full comparators.  A BYTES key is first refined: the tied rows are
+ * sorted again by their next bytes (the sort engine, GPU or CPU), as long
+ * as that splits runs.
+ */
+#ifndef GPUSORT_KEY_FINISH_H
+#define GPUSORT_KEY_FINISH_H
+
+#include "postgres.h"
+
+#include "utils/sortsupport.h"
+
+#include "sort_keys.h"
+
+typedef struct KeyFinish
+{
+	/* the keys to finish by: the key list's keys first .. first + nkeys - 1 */
+	int			nkeys;
+	SortSupport ssup;			/* full sort support of each (not abbreviated) */
+	GpuSortKeyCode first_code;	/* the first one's code */
+	Oid			first_type;
+	bool		first_descending;
+	int			first_words;	/* words of it the first sort had (BYTES) */
+
+	/* the values of those keys of row `row` (Datums stay valid until the end) */
+	void		(*fetch) (void *arg, uint32 row, Datum *values, bool *isnull);
+	void	   *arg;
+
+	/* what the finish did */
+	Size		rows_finished;	/* rows in runs ordered on the CPU */
+	int			refine_sorts;	/* sorts of tied rows by further bytes */
+	bool		refine_on_gpu;	/* the last of them ran on the GPU */
+	double		ms;
+} KeyFinish;
+
+/*
+ * Order the runs of equal words (words[w][row], nwords of them, n rows)
+ * in perm (the sorted order of the rows) that begin before position m.
+ * False, with perm still sorted by the words, where memory ran out.
+ */
+extern bool gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords,
+								Size n, uint32 *perm, Size m);
+
+/* Bytes per row the finish may take at most (every row tied), for budgets. */
+extern Size gpusort_finish_row_bytes(int nkeys);
+
+#endif
