@@ -52,7 +52,7 @@ SELECT ms AS first_gpusort_query_ms FROM pg_temp.run1('SELECT i FROM t ORDER BY 
 
 \echo '== per query: native, GpuSort on the GPU, GpuSort on the CPU, interleaved'
 DO $$
-DECLARE r record; x record;
+DECLARE r record; x record; c text;
 BEGIN
   FOR r IN SELECT * FROM queries ORDER BY n LOOP
     FOR k IN 1..current_setting('bench.runs')::int LOOP
