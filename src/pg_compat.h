@@ -21,7 +21,6 @@
 #include "access/stratnum.h"
 #include "nodes/plannodes.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
 
 /*
  * EXPLAIN: 18 moved ExplainState to commands/explain_state.h and the
@@ -72,22 +71,6 @@ gpusort_ordering_op_properties(Oid opno, Oid *opfamily, Oid *opcintype, bool *de
 	*descending = (strategy == BTGreaterStrategyNumber);
 #endif
 	return true;
-}
-
-/*
- * Does the collation order strings as memcmp does (C, POSIX)?  18 asks the
- * collation's pg_locale_t; 15-17 have lc_collate_is_c().
- */
-static inline bool
-gpusort_collation_is_c(Oid collation)
-{
-	if (!OidIsValid(collation))
-		return false;
-#if PG_VERSION_NUM >= 180000
-	return pg_newlocale_from_collation(collation)->collate_is_c;
-#else
-	return lc_collate_is_c(collation);
-#endif
 }
 
 /*

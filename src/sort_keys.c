@@ -13,14 +13,18 @@
 #include "access/nbtree.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "miscadmin.h"
 #include "common/int128.h"
 #include "datatype/timestamp.h"
 #include "port/pg_bswap.h"
 #include "utils/lsyscache.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -63,6 +67,50 @@ is_default_family(Oid type, Oid opfamily)
 	return OidIsValid(opclass) && get_opclass_family(opclass) == opfamily;
 }
 
+/*
+ * Does the collation order strings as memcmp does: libc's "C" or "POSIX"
+ * (also as the database's default)?  Read from the catalogs, not through
+ * pg_locale.h, whose ICU headers a server without libicu-dev lacks.  A
+ * collation not recognised here is only sorted by its abbreviated key.
+ */
+static bool
+collation_is_c(Oid collation)
+{
+	HeapTuple	tp;
+	char		provider;
+	Datum		d;
+	bool		isnull;
+	bool		is_c = false;
+
+	if (collation == C_COLLATION_OID)
+		return true;
+	if (collation == DEFAULT_COLLATION_OID)
+	{
+		tp = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+		if (!HeapTupleIsValid(tp))
+			return false;
+		provider = ((Form_pg_database) GETSTRUCT(tp))->datlocprovider;
+		d = SysCacheGetAttr(DATABASEOID, tp, Anum_pg_database_datcollate, &isnull);
+	}
+	else
+	{
+		tp = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+		if (!HeapTupleIsValid(tp))
+			return false;
+		provider = ((Form_pg_collation) GETSTRUCT(tp))->collprovider;
+		d = SysCacheGetAttr(COLLOID, tp, Anum_pg_collation_collcollate, &isnull);
+	}
+	if (provider == COLLPROVIDER_LIBC && !isnull)
+	{
+		char	   *name = TextDatumGetCString(d);
+
+		is_c = strcmp(name, "C") == 0 || strcmp(name, "POSIX") == 0;
+		pfree(name);
+	}
+	ReleaseSysCache(tp);
+	return is_c;
+}
+
 /* Does a key of this type, family and collation sort as its bytes do? */
 static bool
 sorts_as_bytes(Oid type, Oid opfamily, Oid collation)
@@ -73,7 +121,7 @@ sorts_as_bytes(Oid type, Oid opfamily, Oid collation)
 		case VARCHAROID:
 			if (opfamily == TEXT_PATTERN_BTREE_FAM_OID)
 				return true;
-			return is_default_family(TEXTOID, opfamily) && gpusort_collation_is_c(collation);
+			return is_default_family(TEXTOID, opfamily) && collation_is_c(collation);
 		case BYTEAOID:
 		case UUIDOID:
 		case INTERVALOID:
