@@ -186,7 +186,6 @@ grow_key_words(GpuSortState *state, KeyWords *kw, Size old, Size cap)
 {
 	for (int k = 0; k < state->nkeys; k++)
 	{
-		kw[k].nw = gpusort_code_words(state->codes[k], state->types[k]);
 		for (int w = 0; w < kw[k].nw; w++)
 			if (!grow_words(state, &kw[k].w[w], old, cap, true))
 				return false;
@@ -653,7 +652,11 @@ node_sort_input(GpuSortState *state)
 	if (topk)
 		node_topk_start(state, &probe);
 	else
+	{
 		kw = MemoryContextAllocZero(state->sortcxt, state->nkeys * sizeof(KeyWords));
+		for (int k = 0; k < state->nkeys; k++)
+			kw[k].nw = gpusort_code_words(state->codes[k], state->types[k]);
+	}
 
 	/* the area the Gather's workers store their rows in (parallel_fill.c) */
 	if (state->has_fill)
