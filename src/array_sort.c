@@ -14,6 +14,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/typcache.h"
 
 #include "guc.h"
@@ -307,6 +308,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 		kf.first_words = nw;
 		kf.fetch = fetch_element;
 		kf.arg = values;
+		kf.max_bytes = MaxAllocHugeSize;	/* an array has no budget but memory */
 		if (!gpusort_finish_ties(&kf, (const uint32 *const *) cols, nw, nvalues, perm, nvalues))
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),

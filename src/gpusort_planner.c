@@ -47,7 +47,6 @@
 
 #include "guc.h"
 #include "gpusort_node.h"
-#include "key_finish.h"
 #include "parallel_fill.h"
 #include "pg_compat.h"
 #include "plan_build.h"
@@ -175,8 +174,6 @@ fits_memory_budget(Plan *child, double rows, const GpuSortKeySpec *keys,
 	for (int k = 0; k < nkeys; k++)
 	{
 		row_bytes += (1 + gpusort_code_words(codes[k], keys[k].type)) * sizeof(uint32);
-		if (codes[k] != GPUSORT_CODE_WHOLE && (k == 0 || codes[k - 1] == GPUSORT_CODE_WHOLE))
-			row_bytes += gpusort_finish_row_bytes(nkeys - k);
 	}
 	if (bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND)
 		rows = Min(rows, (double) bound);

@@ -46,8 +46,9 @@ typedef struct Tied
 	Size	   *run_start;		/* nruns + 1 entries: run r is [run_start[r], run_start[r + 1]) */
 } Tied;
 
-Size
-gpusort_finish_row_bytes(int nkeys)
+/* Bytes the finish takes per tied row at most. */
+static Size
+finish_row_bytes(int nkeys)
 {
 	/* Tied arrays, a run start, and a refinement's words (run + words) and permutation */
 	return 2 * sizeof(uint32) + nkeys * (sizeof(Datum) + sizeof(bool)) + sizeof(Size) +
@@ -119,7 +120,12 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 	}
 	memset(t, 0, sizeof(*t));
 	if (count == 0)
-		return true;	/* nothing tied */
+		return true;			/* nothing tied */
+	if (count * finish_row_bytes(kf->nkeys) > kf->max_bytes)
+	{
+		kf->over_budget = true;
+		return false;
+	}
 	if (!tied_alloc(t, count, kf->nkeys))
 	{
 		tied_free(t);
@@ -326,6 +332,7 @@ gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size 
 	kf->rows_finished = 0;
 	kf->refine_sorts = 0;
 	kf->refine_on_gpu = false;
+	kf->over_budget = false;
 	if (!gather_tied(kf, words, nwords, n, perm, Min(m, n), &t))
 		return false;
 

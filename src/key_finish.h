@@ -31,8 +31,10 @@ typedef struct KeyFinish
 	/* the values of those keys of row `row` (Datums stay valid until the end) */
 	void		(*fetch) (void *arg, uint32 row, Datum *values, bool *isnull);
 	void	   *arg;
+	Size		max_bytes;		/* memory the finish may take */
 
 	/* what the finish did */
+	bool		over_budget;	/* it would have needed more than max_bytes */
 	Size		rows_finished;	/* rows in runs ordered on the CPU */
 	int			refine_sorts;	/* sorts of tied rows by further bytes */
 	bool		refine_on_gpu;	/* the last of them ran on the GPU */
@@ -42,12 +44,11 @@ typedef struct KeyFinish
 /*
  * Order the runs of equal words (words[w][row], nwords of them, n rows)
  * in perm (the sorted order of the rows) that begin before position m.
- * False, with perm still sorted by the words, where memory ran out.
+ * False, with perm still sorted by the words, where memory ran out or
+ * the tied rows would need more than kf->max_bytes (kf->over_budget).
  */
 extern bool gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords,
 								Size n, uint32 *perm, Size m);
 
-/* Bytes per row the finish may take at most (every row tied), for budgets. */
-extern Size gpusort_finish_row_bytes(int nkeys);
 
 #endif

@@ -151,9 +151,6 @@ key_row_bytes(GpuSortState *state)
 
 	for (int k = 0; k < state->nkeys; k++)
 		bytes += sizeof(uint32) * gpusort_code_words(state->codes[k], state->types[k]);
-	/* the finish's arrays, should every row tie */
-	if (state->finish_from < state->nkeys)
-		bytes += gpusort_finish_row_bytes(state->nkeys - state->finish_from);
 	return bytes;
 }
 
@@ -534,10 +531,10 @@ fetch_finish_values(void *arg, uint32 row, Datum *values, bool *isnull)
 /*
  * Order the runs of rows whose words tie, in state->perm (the GPU's or the
  * CPU radix sort's order), by the keys from finish_from on (key_finish.c).
- * False if out of memory.
+ * False if out of memory, or (*over_budget) past the node's budget.
  */
 static bool
-finish_ties(GpuSortState *state, const uint32 **words, int nwords, Size n)
+finish_ties(GpuSortState *state, const uint32 **words, int nwords, Size n, bool *over_budget)
 {
 	int			first = state->finish_from;
 	KeyFinish	kf;
@@ -559,12 +556,16 @@ finish_ties(GpuSortState *state, const uint32 **words, int nwords, Size n)
 	kf.first_words = gpusort_code_words(state->codes[first], state->types[first]);
 	kf.fetch = fetch_finish_values;
 	kf.arg = state;
+	/* what the budget leaves (the key words and permutation are held meanwhile) */
+	kf.max_bytes = state->limit_bytes - Min(state->limit_bytes,
+											used_bytes(state, n, n, key_row_bytes(state)));
 	ok = gpusort_finish_ties(&kf, (const uint32 *const *) words, nwords, n, state->perm,
 							 state->nresult);
 	if (state->columnar)
 		ExecClearTuple(state->vslot);
 	else
 		ExecClearTuple(state->slot);
+	*over_budget = kf.over_budget;
 	state->rows_finished = kf.rows_finished;
 	state->refine_sorts = kf.refine_sorts;
 	state->finish_ms = kf.ms;
@@ -583,6 +584,7 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 	const uint32 **words;
 	GpuSortReorder *reorder;
 	bool		sorted;
+	bool		over_budget = false;
 
 	/* every stored row has its key words; positions are 32-bit */
 	Assert(n == (state->columnar ? state->cols.nrows : state->store.ntuples));
@@ -607,13 +609,13 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 	sorted = state->perm &&
 		gpusort_sort_rows(words, nwords, n, state->perm, &state->run, reorder);
 	if (sorted && state->finish_from < state->nkeys)
-		sorted = finish_ties(state, words, nwords, n);
+		sorted = finish_ties(state, words, nwords, n, &over_budget);
 	MemoryContextSwitchTo(oldcxt);
 	if (!sorted)
 	{
 		/* the rows are still in the stores: the tuplesort takes them */
 		state->perm = NULL;
-		start_tuplesort(state, "out of memory for the sort", NULL);
+		start_tuplesort(state, over_budget ? ROWS_OVER_BUDGET : "out of memory for the sort", NULL);
 		return;
 	}
 	for (int w = 0; w < nwords; w++)
