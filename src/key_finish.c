@@ -31,6 +31,9 @@
 /* Words of further bytes a refinement round takes: from 2, doubling to this. */
 #define REFINE_MAX_WORDS 8
 
+/* how far ahead in the sorted order the tie scan prefetches a row's words */
+#define TIE_PREFETCH 16
+
 /* rows handled between two interrupt checks */
 #define ROWS_PER_CHECK 65536
 
@@ -93,50 +96,88 @@ tied_free(Tied *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static inline bool
+bit_set(const uint64 *bits, Size i)
+{
+	return (bits[i / 64] >> (i % 64)) & 1;
+}
+
+/* The end of the run that begins at position i (same: the tie bits). */
+static inline Size
+run_end(const uint64 *same, Size n, Size i)
+{
+	Size		j = i + 1;
+
+	while (j < n && bit_set(same, j))
+		j++;
+	return j;
+}
+
 /*
  * Step 1: the runs of perm[0..n) that begin before m and their rows'
- * values.  False if out of memory.
+ * values.  False if out of memory (or over kf->max_bytes).
  */
 static bool
 gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 			const uint32 *perm, Size m, Tied *t)
 {
+	Size		nbytes = ((n + 63) / 64) * sizeof(uint64);
+	uint64	   *same;			/* bit i: the row at position i ties with the one before */
 	Size		count = 0;
 
-	/* count first, so that the arrays are allocated once */
-	for (Size i = 0; i < n;)
-	{
-		Size		j = i + 1;
+	memset(t, 0, sizeof(*t));
+	if (n < 2)
+		return true;
+	same = gpusort_alloc_big(CurrentMemoryContext, nbytes);
+	if (same == NULL)
+		return false;
+	memset(same, 0, nbytes);
 
-		if (i >= m)
-			break;
-		while (j < n && rows_equal(words, nwords, perm[i], perm[j]))
-			j++;
-		if (j - i > 1)
-			count += j - i;
-		i = j;
+	/*
+	 * One pass in sorted order.  The words of each row are read at random,
+	 * so those of the row TIE_PREFETCH positions ahead are prefetched.
+	 */
+	for (Size i = 1; i < n; i++)
+	{
+		if (i + TIE_PREFETCH < n)
+			for (int w = 0; w < nwords; w++)
+				__builtin_prefetch(&words[w][perm[i + TIE_PREFETCH]]);
+		if (rows_equal(words, nwords, perm[i - 1], perm[i]))
+			same[i / 64] |= UINT64CONST(1) << (i % 64);
 		if (i % ROWS_PER_CHECK == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	memset(t, 0, sizeof(*t));
+
+	/* the tied rows of the runs that begin before m, counted, then gathered */
+	for (Size i = 0; i < n && i < m;)
+	{
+		Size		j = run_end(same, n, i);
+
+		if (j - i > 1)
+			count += j - i;
+		i = j;
+	}
 	if (count == 0)
+	{
+		pfree(same);
 		return true;			/* nothing tied */
+	}
 	if (count * finish_row_bytes(kf->nkeys) > kf->max_bytes)
 	{
+		pfree(same);
 		kf->over_budget = true;
 		return false;
 	}
 	if (!tied_alloc(t, count, kf->nkeys))
 	{
+		pfree(same);
 		tied_free(t);
 		return false;
 	}
 	for (Size i = 0; i < n && i < m;)
 	{
-		Size		j = i + 1;
+		Size		j = run_end(same, n, i);
 
-		while (j < n && rows_equal(words, nwords, perm[i], perm[j]))
-			j++;
 		if (j - i > 1)
 		{
 			t->run_start[t->nruns++] = t->n;
@@ -153,6 +194,7 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		i = j;
 	}
 	t->run_start[t->nruns] = t->n;
+	pfree(same);
 	return true;
 }
 
