@@ -154,6 +154,22 @@ SELECT key_plan('SELECT * FROM misc ORDER BY i % 4, arr');
 SELECT key_plan('SELECT * FROM misc ORDER BY mo');
 SELECT key_plan('SELECT * FROM misc ORDER BY arr, i');
 
+-- without the GPU (gpusort.device = cpu), a Gather Merge over a key sorted
+-- by its bytes stays, so that the workers sort in parallel (one process
+-- sorting everything is slower); abbreviated keys go to one GpuSort
+SET gpusort.device = cpu;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT key_plan('SELECT * FROM s ORDER BY t');
+SELECT key_plan('SELECT * FROM num ORDER BY n');
+RESET gpusort.device;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
 -- a small LIMIT over keys the CPU finishes keeps the native top-N heap sort
 SELECT key_plan('SELECT * FROM s ORDER BY t LIMIT 10');
 SELECT same_result('SELECT * FROM s ORDER BY t, i LIMIT 100000 OFFSET 5990', 't, i');

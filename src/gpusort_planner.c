@@ -50,6 +50,7 @@
 #include "parallel_fill.h"
 #include "pg_compat.h"
 #include "plan_build.h"
+#include "sort_engine.h"
 #include "sort_keys.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -180,14 +181,27 @@ fits_memory_budget(Plan *child, double rows, const GpuSortKeySpec *keys,
 	return rows * row_bytes <= (double) gpusort_memory_limit();
 }
 
+/* The code of the first key that is not WHOLE (WHOLE if none). */
+static GpuSortKeyCode
+first_lossy_code(const GpuSortKeyCode *codes, int nkeys)
+{
+	for (int k = 0; k < nkeys; k++)
+		if (codes[k] != GPUSORT_CODE_WHOLE)
+			return codes[k];
+	return GPUSORT_CODE_WHOLE;
+}
+
 /*
  * The GpuSort that replaces `top` (a Sort, or a Gather Merge over one) and
  * reads child: the keys of spec, and top's output (its targetlist, whose
- * Vars number spec->keyed's columns).  NULL, and the native node kept, if
- * a key is unsupported or a list is not of a shape understood here.
+ * Vars number spec->keyed's columns); native_parallel: top is a Gather
+ * Merge (the native Sort runs in the parallel workers).  NULL, and the
+ * native node kept, if a key is unsupported or a list is not of a shape
+ * understood here.
  */
 static Plan *
-make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int64 bound)
+make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int64 bound,
+			 bool native_parallel)
 {
 	CustomScan *cscan;
 	List	   *columns = spec->keyed->targetlist;
@@ -234,6 +248,15 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	finish = gpusort_keys_need_finish(codes, spec->numCols);
 	/* under a small bound the native top-N heap sort compares fewer values than any sort */
 	if (finish && bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND)
+		return NULL;
+	/*
+	 * Without the GPU, a key sorted by its bytes (refined by further CPU
+	 * radix passes, or 16-byte uuids) is slower in one process than in the
+	 * native Sort's parallel workers (bench/results/key_types-*): the
+	 * Gather Merge stays, and the workers sort in parallel
+	 */
+	if (finish && native_parallel && first_lossy_code(codes, spec->numCols) == GPUSORT_CODE_BYTES &&
+		!gpusort_gpu_expected())
 		return NULL;
 	for (int i = 0; i < spec->numCols; i++)
 	{
@@ -442,7 +465,7 @@ rewrite_sort(Sort *sort, int64 bound)
 	if (!big_enough(&sort->plan) || sort->plan.qual != NIL)
 		return (Plan *) sort;
 	gpusort = make_gpusort(&spec, &sort->plan, sort->plan.lefttree,
-						   sort->plan.plan_node_id, bound);
+						   sort->plan.plan_node_id, bound, false);
 	if (gpusort == NULL)
 		return (Plan *) sort;
 	gpusort->lefttree = parallel_scan_under(gpusort, gpusort->lefttree, bound);
@@ -488,7 +511,8 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	gather->initParam = bms_copy(gm->initParam);
 
 	/* the Gather Merge's initPlans move up to the GpuSort */
-	gpusort = make_gpusort(&spec, &gm->plan, (Plan *) gather, sort->plan.plan_node_id, bound);
+	gpusort = make_gpusort(&spec, &gm->plan, (Plan *) gather, sort->plan.plan_node_id, bound,
+						   true);
 	if (gpusort != NULL)
 	{
 		/* gpusort.parallel_fill: workers store their rows for the GpuSort */

@@ -74,6 +74,15 @@ gpusort_gpu_ready(const char **reason)
 	return gpu_state == GPU_READY;
 }
 
+bool
+gpusort_gpu_expected(void)
+{
+	if (gpusort_device == GPUSORT_DEVICE_CPU ||
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU || IsParallelWorker())
+		return false;
+	return gpusort_gpu_ready(NULL);
+}
+
 static void
 job_guard_release(void *arg)
 {

@@ -55,4 +55,11 @@ typedef struct GpuSortReorder
 extern bool gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n,
 							  uint32 *perm, GpuSortRun *run, GpuSortReorder *reorder);
 
+/*
+ * Will a sort in this backend run on the GPU (settings allow it, and a GPU
+ * is usable: opened on the first call)?  Small sorts may still take the
+ * CPU path (gpusort.gpu_min_elements).
+ */
+extern bool gpusort_gpu_expected(void);
+
 #endif
