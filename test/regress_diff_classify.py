@@ -22,8 +22,10 @@ the result tables it touches: column header, ---- separator, rows, "(N
 rows)" footer, and merged with the hunks that then overlap) is one of
   plan            inside EXPLAIN output: every changed line lies in a table
                   whose column is QUERY PLAN or whose statement mentions
-                  EXPLAIN (explain_filter() and such helpers included), the
-                  row-count footer included;
+                  EXPLAIN (explain_filter() and such helpers included), or
+                  that reads the native Sort's tuplesort memory contexts
+                  from pg_backend_memory_contexts, the row-count footer
+                  included;
   tie-order       every table of the hunk has the same header, separator and
                   footer and the same multiset of row lines in both runs, the
                   rest of the hunk the same lines in the same order (or, a
@@ -75,6 +77,9 @@ TIE_DEPENDENT_RE = re.compile(
     r"json_object_agg|jsonb_object_agg)\s*\(", re.I)
 SORT_NODE_RE = re.compile(r"^\s*(->\s+)?Sort( \(.*\))?\s*$")
 ROWS_AMONG_PEERS_RE = re.compile(r"\bdistinct\s+on\b|\blimit\b|\boffset\b|\bfetch\s+(first|next)\b", re.I)
+# a look at the native Sort's own memory (its tuplesort's contexts), which a
+# GpuSort in its place does not have: the plan's internals, like EXPLAIN
+SORT_INTERNALS_RE = re.compile(r"pg_backend_memory_contexts[\s\S]*'(Caller tuples|TupleSort[^']*)'")
 # row_number() over a window without ORDER BY: which peer gets which number
 # is the order of the rows, so a filter on it keeps any of the peers
 PEER_PICK_RE = re.compile(r"\brow_number\(\)\s+over\s*\((?:(?!order\s+by)[^)])*\)", re.I)
@@ -191,7 +196,8 @@ class Side:
         return self._stmt[b.h]
 
     def is_plan_block(self, b):
-        return self.lines[b.h].strip() == "QUERY PLAN" or bool(EXPLAIN_RE.search(self.statement(b)))
+        return (self.lines[b.h].strip() == "QUERY PLAN" or bool(EXPLAIN_RE.search(self.statement(b)))
+                or bool(SORT_INTERNALS_RE.search(self.statement(b))))
 
 
 def map_pos(opcodes, pos, hi, from_a):
