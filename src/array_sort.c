@@ -38,6 +38,18 @@ element_is_null(const bits8 *bitmap, size_t i)
 	return bitmap != NULL && (bitmap[i / 8] & (1 << (i % 8))) == 0;
 }
 
+/* gpu_sort() takes one-dimensional arrays: an ERROR for any other. */
+static void
+require_one_dimension(ArrayType *in)
+{
+	if (ARR_NDIM(in) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("gpu_sort() sorts only one-dimensional arrays"),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(in)),
+				 errhint("Flatten it first, e.g. gpu_sort(ARRAY(SELECT unnest(a))).")));
+}
+
 static Datum
 sort_array(FunctionCallInfo fcinfo, Oid elemtype)
 {
@@ -64,12 +76,7 @@ sort_array(FunctionCallInfo fcinfo, Oid elemtype)
 	/* NULL means ORDER BY's default: NULLS LAST ascending, FIRST descending */
 	nulls_first = PG_ARGISNULL(2) ? descending : PG_GETARG_BOOL(2);
 
-	if (ARR_NDIM(in) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("gpu_sort() sorts only one-dimensional arrays"),
-				 errdetail("The array has %d dimensions.", ARR_NDIM(in)),
-				 errhint("Flatten it first, e.g. gpu_sort(ARRAY(SELECT unnest(a))).")));
+	require_one_dimension(in);
 	if (ARR_NDIM(in) == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
 
@@ -178,36 +185,15 @@ encode_elements(const GpuSortKeySpec *key, GpuSortKeyCode code, bool descending,
 {
 	SortSupportData abbrev;
 
-	if (nw == 0)
-		return;					/* NONE: the finish orders every element */
 	if (code == GPUSORT_CODE_ABBREV)
 		gpusort_key_sort_support(key, true, &abbrev);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && nw > 0; i++)
 	{
 		uint32		w[GPUSORT_MAX_KEY_WORDS];
-		uint64		c = 0;
 
 		if (i % ELEMENTS_PER_INTERRUPT_CHECK == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (code == GPUSORT_CODE_BYTES)
-		{
-			uint8		buf[16];
-			Size		len;
-			void	   *to_free;
-			const uint8 *bytes = gpusort_key_bytes(key->type, values[i], buf, &len, &to_free);
-
-			(void) gpusort_bytes_words(bytes, len, 0, nw, descending, w);
-			if (to_free)
-				pfree(to_free);
-		}
-		else
-		{
-			c = code == GPUSORT_CODE_WHOLE ?
-				gpusort_encode_key(key->type, values[i], descending) :
-				gpusort_abbrev_code(key->type, &abbrev, values[i], descending);
-			w[0] = (uint32) (c >> 32);
-			w[nw - 1] = (uint32) c;
-		}
+		gpusort_encode_words(code, key->type, &abbrev, values[i], descending, nw, w);
 		for (int j = 0; j < nw; j++)
 			cols[j][i] = w[j];
 	}
@@ -251,12 +237,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 	descending = PG_ARGISNULL(1) ? false : PG_GETARG_BOOL(1);
 	nulls_first = PG_ARGISNULL(2) ? descending : PG_GETARG_BOOL(2);
 	elemtype = ARR_ELEMTYPE(in);
-	if (ARR_NDIM(in) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("gpu_sort() sorts only one-dimensional arrays"),
-				 errdetail("The array has %d dimensions.", ARR_NDIM(in)),
-				 errhint("Flatten it first, e.g. gpu_sort(ARRAY(SELECT unnest(a))).")));
+	require_one_dimension(in);
 	tc = lookup_type_cache(elemtype, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
 	if (!OidIsValid(descending ? tc->gt_opr : tc->lt_opr))
 		ereport(ERROR,
@@ -298,14 +279,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 						   nvalues)));
 	if (code != GPUSORT_CODE_WHOLE)
 	{
-		memset(&kf, 0, sizeof(kf));
-		kf.nkeys = 1;
-		kf.ssup = palloc(sizeof(SortSupportData));
-		gpusort_key_sort_support(&key, false, kf.ssup);
-		kf.first_code = code;
-		kf.first_type = key.type;
-		kf.first_descending = desc_code;
-		kf.first_words = nw;
+		gpusort_finish_setup(&kf, &key, 1, code, desc_code);
 		kf.fetch = fetch_element;
 		kf.arg = values;
 		kf.max_bytes = MaxAllocHugeSize;	/* an array has no budget but memory */

@@ -362,6 +362,21 @@ sort_runs(KeyFinish *kf, Tied *t, uint32 *perm)
 	return true;
 }
 
+void
+gpusort_finish_setup(KeyFinish *kf, const GpuSortKeySpec *keys, int nkeys,
+					 GpuSortKeyCode first_code, bool first_descending)
+{
+	memset(kf, 0, sizeof(*kf));
+	kf->nkeys = nkeys;
+	kf->ssup = palloc(nkeys * sizeof(SortSupportData));
+	for (int k = 0; k < nkeys; k++)
+		gpusort_key_sort_support(&keys[k], false, &kf->ssup[k]);
+	kf->first_code = first_code;
+	kf->first_type = keys[0].type;
+	kf->first_descending = first_descending;
+	kf->first_words = gpusort_code_words(first_code, keys[0].type);
+}
+
 bool
 gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 					uint32 *perm, Size m)

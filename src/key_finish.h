@@ -42,6 +42,14 @@ typedef struct KeyFinish
 } KeyFinish;
 
 /*
+ * Start kf for finishing by keys[0..nkeys) (keys[0]: the first key not
+ * sorted whole, of code first_code): zeroed, with the keys' full sort
+ * support; the caller sets fetch, arg and max_bytes.
+ */
+extern void gpusort_finish_setup(KeyFinish *kf, const GpuSortKeySpec *keys, int nkeys,
+								 GpuSortKeyCode first_code, bool first_descending);
+
+/*
  * Order the runs of equal words (words[w][row], nwords of them, n rows)
  * in perm (the sorted order of the rows) that begin before position m.
  * False, with perm still sorted by the words, where memory ran out or

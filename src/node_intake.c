@@ -299,40 +299,6 @@ finish_reorder(GpuSortState *state, GpuSortReorder *r)
 	}
 }
 
-/* The nw code words of key k's non-NULL value d (sort_keys.h). */
-static void
-encode_value(GpuSortState *state, int k, Datum d, int nw, uint32 *code)
-{
-	uint64		c;
-
-	switch (state->codes[k])
-	{
-		case GPUSORT_CODE_WHOLE:
-			c = gpusort_encode_key(state->types[k], d, state->descending[k]);
-			break;
-		case GPUSORT_CODE_ABBREV:
-			c = gpusort_abbrev_code(state->types[k], &state->abbrev[k], d, state->descending[k]);
-			break;
-		case GPUSORT_CODE_BYTES:
-			{
-				uint8		buf[16];
-				Size		len;
-				void	   *to_free;
-				const uint8 *bytes = gpusort_key_bytes(state->types[k], d, buf, &len, &to_free);
-
-				(void) gpusort_bytes_words(bytes, len, 0, nw, state->descending[k], code);
-				if (to_free)
-					pfree(to_free);
-				return;
-			}
-		default:
-			return;
-	}
-	if (nw == 2)
-		code[0] = (uint32) (c >> 32);
-	code[nw - 1] = (uint32) c;
-}
-
 /*
  * Encode the keys of the row in slot into row n of the key word columns
  * (capacity cap); *key_bytes grows when a key gets its NULL words.  False
@@ -366,7 +332,8 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 		if (null)
 			memset(code, 0, sizeof(code));
 		else
-			encode_value(state, k, d, kw[k].nw, code);
+			gpusort_encode_words(state->codes[k], state->types[k], &state->abbrev[k], d,
+								 state->descending[k], kw[k].nw, code);
 		for (int w = 0; w < kw[k].nw; w++)
 			kw[k].w[w][n] = code[w];
 	}
@@ -537,23 +504,21 @@ static bool
 finish_ties(GpuSortState *state, const uint32 **words, int nwords, Size n, bool *over_budget)
 {
 	int			first = state->finish_from;
+	int			nk;
+	GpuSortKeySpec *keys;
 	KeyFinish	kf;
 	bool		ok;
 
-	memset(&kf, 0, sizeof(kf));
-	kf.nkeys = state->nkeys - first;
-	kf.ssup = palloc(kf.nkeys * sizeof(SortSupportData));
+	nk = state->nkeys - first;
+	keys = palloc(nk * sizeof(GpuSortKeySpec));
 	for (int k = first; k < state->nkeys; k++)
 	{
-		GpuSortKeySpec key = {state->types[k], state->sortops[k], state->collations[k],
-		state->nulls_first[k]};
-
-		gpusort_key_sort_support(&key, false, &kf.ssup[k - first]);
+		keys[k - first].type = state->types[k];
+		keys[k - first].sortop = state->sortops[k];
+		keys[k - first].collation = state->collations[k];
+		keys[k - first].nulls_first = state->nulls_first[k];
 	}
-	kf.first_code = state->codes[first];
-	kf.first_type = state->types[first];
-	kf.first_descending = state->descending[first];
-	kf.first_words = gpusort_code_words(state->codes[first], state->types[first]);
+	gpusort_finish_setup(&kf, keys, nk, state->codes[first], state->descending[first]);
 	kf.fetch = fetch_finish_values;
 	kf.arg = state;
 	/* what the budget leaves (the key words and permutation are held meanwhile) */

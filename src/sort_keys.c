@@ -365,3 +365,37 @@ gpusort_abbrev_code(Oid type, SortSupport ssup, Datum value, bool descending)
 	}
 	return descending ? ~code : code;
 }
+
+void
+gpusort_encode_words(GpuSortKeyCode code, Oid type, SortSupport abbrev, Datum value,
+					 bool descending, int nw, uint32 *out)
+{
+	uint64		c;
+
+	switch (code)
+	{
+		case GPUSORT_CODE_WHOLE:
+			c = gpusort_encode_key(type, value, descending);
+			break;
+		case GPUSORT_CODE_ABBREV:
+			c = gpusort_abbrev_code(type, abbrev, value, descending);
+			break;
+		case GPUSORT_CODE_BYTES:
+			{
+				uint8		buf[16];
+				Size		len;
+				void	   *to_free;
+				const uint8 *bytes = gpusort_key_bytes(type, value, buf, &len, &to_free);
+
+				(void) gpusort_bytes_words(bytes, len, 0, nw, descending, out);
+				if (to_free)
+					pfree(to_free);
+				return;
+			}
+		default:
+			return;				/* NONE: no words */
+	}
+	if (nw == 2)
+		out[0] = (uint32) (c >> 32);
+	out[nw - 1] = (uint32) c;
+}

@@ -106,6 +106,15 @@ extern bool gpusort_bytes_words(const uint8 *bytes, Size len, int first, int nwo
 extern uint64 gpusort_abbrev_code(Oid type, SortSupport ssup, Datum value, bool descending);
 
 /*
+ * The nw code words (gpusort_code_words) of a non-NULL value of a key of
+ * this code and type, descending or not, most significant first; abbrev:
+ * the key's abbreviated sort support (ABBREV keys only).  NONE keys have
+ * no words.
+ */
+extern void gpusort_encode_words(GpuSortKeyCode code, Oid type, SortSupport abbrev,
+								 Datum value, bool descending, int nw, uint32 *out);
+
+/*
  * The words one key value sorts by: its NULL-order word (0 sorts first:
  * NULLs under NULLS FIRST, values under NULLS LAST) and its code (0 for
  * NULL).  Every producer of key words -- the GpuSort's reading loop, its
