@@ -9,7 +9,7 @@
 
 EXTENSION = gpusort
 MODULE_big = gpusort
-DATA = gpusort--1.0.sql gpusort--1.1.sql gpusort--1.0--1.1.sql
+DATA = gpusort--1.0.sql gpusort--1.0--1.1.sql
 PGFILEDESC = "gpusort - sorting on NVIDIA GPUs"
 
 REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values gpusort_node \

@@ -60,15 +60,12 @@ SELECT same_result('SELECT * FROM s ORDER BY length(t), t, i', 'length(t), t, i'
 SELECT same_result('SELECT * FROM s ORDER BY t, b DESC, grp', 't, b, grp');
 
 -- what the plans say: the GPU's key prefix, and the keys left native
-CREATE FUNCTION key_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
-END $$;
-SELECT key_plan('SELECT * FROM s ORDER BY t');
-SELECT key_plan('SELECT * FROM s ORDER BY t COLLATE en_icu DESC, i');
-SELECT key_plan('SELECT * FROM s ORDER BY grp, t COLLATE en_libc');
+\i sql/include/plan_lines.sql
+SELECT plan_lines('SELECT * FROM s ORDER BY t');
+SELECT plan_lines('SELECT * FROM s ORDER BY t COLLATE en_icu DESC, i');
+SELECT plan_lines('SELECT * FROM s ORDER BY grp, t COLLATE en_libc');
 -- no GPU words at all (libc collations get no abbreviated key): native Sort
-SELECT key_plan('SELECT * FROM s ORDER BY t COLLATE en_libc');
+SELECT plan_lines('SELECT * FROM s ORDER BY t COLLATE en_libc');
 
 -- EXPLAIN ANALYZE: rows ordered on the CPU, and the refinement sorts that
 -- split runs of shared prefixes (16,384 tied rows at least)
@@ -100,8 +97,8 @@ SELECT same_result('SELECT DISTINCT t COLLATE en_icu AS t FROM s ORDER BY 1', 't
 SELECT same_result('SELECT DISTINCT ON (grp, t) grp, t FROM s ORDER BY grp, t', 'grp, t');
 SELECT same_result('SELECT grp, t, rank() OVER (PARTITION BY grp ORDER BY t COLLATE en_icu) FROM s', 'grp, t, rank');
 SELECT same_result('SELECT a.i, b.i AS j, a.t FROM s a JOIN s b ON a.t = b.t WHERE a.i % 5 = 0 ORDER BY a.t, a.i, b.i', 't, i, j');
-SELECT key_plan('SELECT t, count(*) FROM s GROUP BY t');
-SELECT key_plan('SELECT a.i, b.i FROM s a JOIN s b ON a.t = b.t');
+SELECT plan_lines('SELECT t, count(*) FROM s GROUP BY t');
+SELECT plan_lines('SELECT a.i, b.i FROM s a JOIN s b ON a.t = b.t');
 RESET enable_hashjoin;
 RESET enable_nestloop;
 RESET enable_hashagg;
@@ -123,7 +120,7 @@ SELECT same_result('SELECT * FROM num ORDER BY n', 'n');
 SELECT same_result('SELECT * FROM num ORDER BY n DESC NULLS LAST, i', 'n, i');
 SELECT same_result('SELECT * FROM num ORDER BY m, n NULLS FIRST', 'm, n');
 SELECT same_result('SELECT * FROM num ORDER BY i % 10, n DESC', 'i % 10, n');
-SELECT key_plan('SELECT * FROM num ORDER BY n');
+SELECT plan_lines('SELECT * FROM num ORDER BY n');
 
 -- uuid, bytea, bool, interval, inet, and types without an abbreviated key
 CREATE TABLE misc (i int, u uuid, bo bool, iv interval, ip inet, mo money, arr int[]);
@@ -147,12 +144,12 @@ FROM unnest(ARRAY['u', 'bo', 'iv', 'ip']) k,
 ORDER BY k, o;
 SELECT same_result('SELECT * FROM misc ORDER BY bo, mo DESC, i', 'bo, mo, i');
 SELECT same_result('SELECT * FROM misc ORDER BY i % 4, arr, i', 'i % 4, arr, i');
-SELECT key_plan('SELECT * FROM misc ORDER BY u');
-SELECT key_plan('SELECT * FROM misc ORDER BY iv, i');
-SELECT key_plan('SELECT * FROM misc ORDER BY i % 4, arr');
+SELECT plan_lines('SELECT * FROM misc ORDER BY u');
+SELECT plan_lines('SELECT * FROM misc ORDER BY iv, i');
+SELECT plan_lines('SELECT * FROM misc ORDER BY i % 4, arr');
 -- keys with no GPU words first keep the native Sort
-SELECT key_plan('SELECT * FROM misc ORDER BY mo');
-SELECT key_plan('SELECT * FROM misc ORDER BY arr, i');
+SELECT plan_lines('SELECT * FROM misc ORDER BY mo');
+SELECT plan_lines('SELECT * FROM misc ORDER BY arr, i');
 
 -- without the GPU (gpusort.device = cpu), a Gather Merge over a key sorted
 -- by its bytes stays, so that the workers sort in parallel (one process
@@ -162,8 +159,8 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT key_plan('SELECT * FROM s ORDER BY t');
-SELECT key_plan('SELECT * FROM num ORDER BY n');
+SELECT plan_lines('SELECT * FROM s ORDER BY t');
+SELECT plan_lines('SELECT * FROM num ORDER BY n');
 RESET gpusort.device;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -171,7 +168,7 @@ RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
 -- a small LIMIT over keys the CPU finishes keeps the native top-N heap sort
-SELECT key_plan('SELECT * FROM s ORDER BY t LIMIT 10');
+SELECT plan_lines('SELECT * FROM s ORDER BY t LIMIT 10');
 SELECT same_result('SELECT * FROM s ORDER BY t, i LIMIT 100000 OFFSET 5990', 't, i');
 SELECT same_result('SELECT * FROM names ORDER BY name DESC, i LIMIT 70000 OFFSET 30000', 'name, i');
 

@@ -66,10 +66,7 @@ EXPLAIN (COSTS OFF) SELECT * FROM g ORDER BY b DESC NULLS LAST LIMIT 25 OFFSET 1
 SELECT same_result('SELECT * FROM (SELECT i, f, s FROM g ORDER BY s, i) q WHERE i % 3 = 0', 's, i');
 SELECT same_result('SELECT i, f, rank() OVER (ORDER BY f), sum(i) OVER (PARTITION BY s ORDER BY i) FROM g', 'f');
 -- (the plan without the line "Window: w1 AS (...)" that PostgreSQL 18 prints)
-CREATE FUNCTION plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
-END $$;
+\i sql/include/plan_lines.sql
 SELECT l AS "QUERY PLAN" FROM plan_lines('SELECT i, rank() OVER (ORDER BY f) FROM g') l
 WHERE l !~ '^ *Window: ';
 
