@@ -87,6 +87,22 @@ SELECT same_result('SELECT * FROM names ORDER BY tied16 DESC, i', 'tied16, i');
 SELECT finish_line('SELECT * FROM names ORDER BY tied16 DESC, i');
 SELECT same_result('SELECT * FROM names ORDER BY name COLLATE en_icu', 'name');
 SELECT finish_line('SELECT * FROM names ORDER BY name COLLATE en_icu');
+-- many rows of few values: runs of identical values are settled without a
+-- comparison (text); bytea values that differ only by trailing zero bytes
+-- are not identical
+CREATE TABLE dup AS
+SELECT i, 'group_' || (i % 300) AS g, repeat('y', 30) || (i % 50) AS longdup,
+       convert_to('k' || (i % 40), 'UTF8') ||
+         CASE i % 3 WHEN 0 THEN '\x00'::bytea WHEN 1 THEN '\x0000'::bytea ELSE '' END AS b
+FROM generate_series(1, 40000) i;
+ANALYZE dup;
+SELECT same_result('SELECT * FROM dup ORDER BY g', 'g');
+SELECT finish_line('SELECT * FROM dup ORDER BY g');
+SELECT same_result('SELECT * FROM dup ORDER BY longdup DESC', 'longdup');
+SELECT finish_line('SELECT * FROM dup ORDER BY longdup DESC');
+SELECT same_result('SELECT * FROM dup ORDER BY b', 'b');
+SELECT same_result('SELECT * FROM dup ORDER BY b DESC, i', 'b, i');
+SELECT same_result('SELECT * FROM dup ORDER BY g, i DESC', 'g, i');
 
 -- GROUP BY, DISTINCT, window functions and merge joins on text
 SET enable_hashjoin = off;
@@ -161,6 +177,23 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT plan_lines('SELECT * FROM s ORDER BY t');
 SELECT plan_lines('SELECT * FROM num ORDER BY n');
+-- the workers encode abbreviated keys and byte prefixes as they store the
+-- rows (GpuSortFill); without the leader scanning, they store every row
+SET parallel_leader_participation = off;
+SELECT same_result('SELECT * FROM num ORDER BY n', 'n');
+SELECT same_result('SELECT * FROM num ORDER BY n DESC NULLS LAST, i', 'n, i');
+SELECT same_result('SELECT * FROM names ORDER BY name COLLATE en_icu DESC', 'name');
+SELECT same_result('SELECT * FROM s ORDER BY grp DESC, t COLLATE en_icu, i', 'grp, t, i');
+CREATE FUNCTION stored_by_workers(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF) ' || q INTO j;
+  RETURN jsonb_path_query_first(j::jsonb, 'strict $.**?(@."Custom Plan Provider" == "GpuSort")."Rows Stored by Workers"');
+END $$;
+SELECT stored_by_workers('SELECT * FROM num ORDER BY n');
+SELECT stored_by_workers('SELECT * FROM names ORDER BY name COLLATE en_icu');
+SELECT stored_by_workers('SELECT * FROM s ORDER BY grp DESC, t COLLATE en_icu, i');
+RESET parallel_leader_participation;
 RESET gpusort.device;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -199,6 +232,6 @@ SELECT gpu_sort(ARRAY[1.0, 'NaN', '-Infinity', 0.001, 1.00, NULL, 'Infinity']::n
                 nulls_first => true);
 SELECT gpu_sort('{}'::text[]), gpu_sort(NULL::uuid[]), gpu_sort(ARRAY[NULL, NULL]::text[]);
 
-DROP TABLE s, names, num, misc;
+DROP TABLE s, names, num, misc, dup;
 DROP COLLATION en_libc;
 DROP COLLATION en_icu;

@@ -321,24 +321,6 @@ gpusort_pack_private(List *attnos, List *types, List *sortops, List *collations,
 	return private;
 }
 
-/* The GpuSortFill that stores child's rows for gpusort, or child itself. */
-static Plan *
-make_fill_for(Plan *gpusort, Plan *child)
-{
-	CustomScan *cscan = (CustomScan *) gpusort;
-	ListCell   *lc;
-
-	/* the workers encode WHOLE keys only */
-	foreach(lc, gpusort_private(cscan, GPUSORT_PRIVATE_CODES))
-		if (lfirst_int(lc) != GPUSORT_CODE_WHOLE)
-			return child;
-	return gpusort_make_fill(child,
-							 gpusort_private(cscan, GPUSORT_PRIVATE_ATTNOS),
-							 gpusort_private(cscan, GPUSORT_PRIVATE_TYPES),
-							 gpusort_private(cscan, GPUSORT_PRIVATE_NULLS_FIRST),
-							 gpusort_private(cscan, GPUSORT_PRIVATE_DESCENDING));
-}
-
 /* LIMIT + OFFSET of a Limit node when both are constants, else -1. */
 static int64
 limit_bound(Limit *limit)
@@ -430,7 +412,7 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 	workers = scan_workers((SeqScan *) child);
 	if (workers <= 0)
 		return child;
-	fill = make_fill_for(gpusort, child);
+	fill = gpusort_make_fill(child, ((CustomScan *) gpusort)->custom_private);
 	if (fill == child)
 		return child;			/* the workers would send every row up */
 
@@ -516,8 +498,8 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 	if (gpusort != NULL)
 	{
 		/* gpusort.parallel_fill: workers store their rows for the GpuSort */
-		gather->plan.lefttree = make_fill_for(gpusort,
-											  rewrite_plan(gather->plan.lefttree, -1));
+		gather->plan.lefttree = gpusort_make_fill(rewrite_plan(gather->plan.lefttree, -1),
+												  ((CustomScan *) gpusort)->custom_private);
 		return gpusort;
 	}
 

@@ -8,10 +8,12 @@
  * 2. Refinement, where the first such key is BYTES: the tied rows are
  *    sorted by (run, their next bytes) through the sort engine, which
  *    splits runs of values that share a prefix without any comparison.
- *    Rounds go on while some tied value has bytes left, taking more bytes
- *    a round when one splits nothing (a long shared prefix), and stop when
- *    the tied rows are few or a round of REFINE_MAX_WORDS words splits
- *    nothing (equal values).
+ *    Each run's next bytes start after the prefix all its values share
+ *    (so a long common prefix costs one pass, not a round per word), and a
+ *    run of identical values is settled without a sort.  Rounds go on
+ *    while some tied value has bytes left, taking more bytes a round when
+ *    one splits nothing, and stop when the tied rows are few or a round of
+ *    REFINE_MAX_WORDS words splits nothing.
  * 3. Each run left is sorted on the CPU by the full comparators (with the
  *    presorted check of qsort, so a run of equal values costs one pass).
  */
@@ -47,6 +49,7 @@ typedef struct Tied
 	bool	   *isnull;			/* n * nkeys */
 	Size		nruns;
 	Size	   *run_start;		/* nruns + 1 entries: run r is [run_start[r], run_start[r + 1]) */
+	Size	   *run_from;		/* BYTES: the byte its values' unsorted bytes start at */
 } Tied;
 
 /* Bytes the finish takes per tied row at most. */
@@ -54,7 +57,7 @@ static Size
 finish_row_bytes(int nkeys)
 {
 	/* Tied arrays, a run start, and a refinement's words (run + words) and permutation */
-	return 2 * sizeof(uint32) + nkeys * (sizeof(Datum) + sizeof(bool)) + sizeof(Size) +
+	return 2 * sizeof(uint32) + nkeys * (sizeof(Datum) + sizeof(bool)) + 2 * sizeof(Size) +
 		(2 + REFINE_MAX_WORDS) * sizeof(uint32);
 }
 
@@ -77,7 +80,8 @@ tied_alloc(Tied *t, Size n, int nkeys)
 	t->values = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * nkeys * sizeof(Datum));
 	t->isnull = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * nkeys * sizeof(bool));
 	t->run_start = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(Size));
-	return t->pos && t->row && t->values && t->isnull && t->run_start;
+	t->run_from = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(Size));
+	return t->pos && t->row && t->values && t->isnull && t->run_start && t->run_from;
 }
 
 static void
@@ -93,6 +97,8 @@ tied_free(Tied *t)
 		pfree(t->isnull);
 	if (t->run_start)
 		pfree(t->run_start);
+	if (t->run_from)
+		pfree(t->run_from);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -180,6 +186,7 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 
 		if (j - i > 1)
 		{
+			t->run_from[t->nruns] = (Size) kf->first_words * 4;
 			t->run_start[t->nruns++] = t->n;
 			for (Size q = i; q < j; q++)
 			{
@@ -199,18 +206,90 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 }
 
 /*
- * One refinement round (step 2): sort the tied rows by run and then by
- * nw words of the first key's bytes from word `first`, split the runs, and
- * keep only the rows still tied in runs that begin before m.  *more: some
- * tied value has bytes past those words.  False if out of memory (t is
- * unchanged then).
+ * Step 2's look at each run before a round: the bytes all its values share
+ * from run_from on are skipped (run_from moves past them), and a run of
+ * identical values is settled -- dropped, where the first key is the only
+ * one to finish (its rows are in place already).
+ */
+static void
+skip_shared_bytes(KeyFinish *kf, Tied *t)
+{
+	int			nk = kf->nkeys;
+	Size		out = 0,		/* entries kept */
+				kept_runs = 0;
+
+	for (Size r = 0; r < t->nruns; r++)
+	{
+		Size		s = t->run_start[r],
+					e = t->run_start[r + 1];
+		bool		identical = true;
+		Size		shared_end = 0;
+
+		if (!t->isnull[s * nk])
+		{
+			uint8		tmp0[16];
+			Size		len0;
+			void	   *free0;
+			const uint8 *b0 = gpusort_key_bytes(kf->first_type, t->values[s * nk], tmp0,
+												&len0, &free0);
+
+			/* a run's values all tie on NULL, or none is NULL */
+			shared_end = len0;
+			for (Size q = s + 1; q < e; q++)
+			{
+				uint8		tmp[16];
+				Size		len;
+				void	   *to_free;
+				const uint8 *b = gpusort_key_bytes(kf->first_type, t->values[q * nk], tmp,
+												   &len, &to_free);
+				Size		end = Min(shared_end, len);
+				/* the bytes before run_from are equal (their words tied) */
+				Size		p = Min(t->run_from[r], end);
+
+				while (p < end && b[p] == b0[p])
+					p++;
+				shared_end = p;
+				identical = identical && len == len0;
+				if (to_free)
+					pfree(to_free);
+			}
+			identical = identical && shared_end == len0;
+			if (free0)
+				pfree(free0);
+		}
+		if (identical && nk == 1)
+			continue;			/* settled */
+		t->run_from[kept_runs] = Max(t->run_from[r], shared_end);
+		t->run_start[kept_runs++] = out;
+		for (Size q = s; q < e; q++, out++)
+		{
+			t->pos[out] = t->pos[q];
+			t->row[out] = t->row[q];
+			memmove(t->values + out * nk, t->values + q * nk, nk * sizeof(Datum));
+			memmove(t->isnull + out * nk, t->isnull + q * nk, nk * sizeof(bool));
+		}
+		if (r % 1024 == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	t->nruns = kept_runs;
+	t->run_start[kept_runs] = out;
+	t->n = out;
+}
+
+/*
+ * One refinement round (step 2): sort the tied rows by run and then by nw
+ * words of the first key's bytes from their run's run_from, split the
+ * runs, and keep only the rows still tied in runs that begin before m.
+ * *more: some tied value has bytes past those words.  False if out of
+ * memory (t is unchanged then).
  */
 static bool
-refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int first, int nw, bool *more)
+refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 {
 	int			nk = kf->nkeys;
 	uint32	   *cols[1 + REFINE_MAX_WORDS];
 	uint32	   *order;
+	uint32	   *run_of;			/* entry -> its run */
 	uint32	   *buf;
 	Tied		next;
 	GpuSortRun	run;
@@ -225,11 +304,12 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int first, int nw, bo
 			ok = false;
 	if (!ok || order == NULL)
 		goto out_of_memory;
+	run_of = cols[0];
 
 	for (Size r = 0; r < t->nruns; r++)
 		for (Size e = t->run_start[r]; e < t->run_start[r + 1]; e++)
 		{
-			cols[0][e] = (uint32) r;
+			run_of[e] = (uint32) r;
 			if (t->isnull[e * nk])
 				memset(buf, 0, nw * sizeof(uint32));
 			else
@@ -240,7 +320,8 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int first, int nw, bo
 				const uint8 *bytes = gpusort_key_bytes(kf->first_type, t->values[e * nk], tmp,
 													   &len, &to_free);
 
-				*more |= gpusort_bytes_words(bytes, len, first, nw, kf->first_descending, buf);
+				*more |= gpusort_bytes_words(bytes, len, t->run_from[r], nw,
+											 kf->first_descending, buf);
 				if (to_free)
 					pfree(to_free);
 			}
@@ -272,6 +353,7 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int first, int nw, bo
 			j++;
 		if (j - i > 1)
 		{
+			next.run_from[next.nruns] = t->run_from[run_of[order[i]]] + (Size) nw * 4;
 			next.run_start[next.nruns++] = next.n;
 			for (Size q = i; q < j; q++, next.n++)
 			{
@@ -390,34 +472,41 @@ gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size 
 	kf->refine_sorts = 0;
 	kf->refine_on_gpu = false;
 	kf->over_budget = false;
+	/* values encoded whole (uuid, interval) that tie are equal: nothing to finish */
+	if (kf->nkeys == 1 && kf->first_code == GPUSORT_CODE_BYTES &&
+		(kf->first_type == UUIDOID || kf->first_type == INTERVALOID))
+		return true;
 	if (!gather_tied(kf, words, nwords, n, perm, Min(m, n), &t))
 		return false;
 
-	if (kf->first_code == GPUSORT_CODE_BYTES)
+	if (kf->first_code == GPUSORT_CODE_BYTES &&
+		kf->first_type != UUIDOID && kf->first_type != INTERVALOID)
 	{
-		int			first = kf->first_words,
-					nw = 2;
+		int			nw = 2;
 		bool		more = true;
 
-		/* a first sort of fixed-size values took all their bytes */
-		if (kf->first_type == UUIDOID || kf->first_type == INTERVALOID)
-			more = false;
 		while (more && t.n >= REFINE_MIN_ROWS)
 		{
-			Size		runs_before = t.nruns,
-						tied_before = t.n;
+			Size		runs_before,
+						tied_before;
 
-			if (!refine_round(kf, &t, perm, m, first, nw, &more))
+			skip_shared_bytes(kf, &t);
+			runs_before = t.nruns;
+			tied_before = t.n;
+			if (t.n < REFINE_MIN_ROWS ||
+				!refine_round(kf, &t, perm, m, nw, &more))
 				break;			/* the CPU finishes what is left */
-			first += nw;
 			if (t.nruns == runs_before && t.n == tied_before)
 			{
-				/* nothing split: a long shared prefix, or equal values */
+				/* nothing split: equal values (past the words), or a longer shared prefix */
 				if (nw == REFINE_MAX_WORDS)
 					break;
 				nw *= 2;
 			}
 		}
+		/* runs of identical values left need no comparison */
+		if (kf->nkeys == 1 && t.n > 0)
+			skip_shared_bytes(kf, &t);
 	}
 	ok = t.n == 0 || sort_runs(kf, &t, perm);
 	tied_free(&t);

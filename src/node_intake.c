@@ -459,11 +459,10 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				for (Size i = 0; i < m; i++)
 					kw[k].nulls[n + i] = gpusort_null_word(v.key_has_null[k] && v.nulls[k][i],
 														   state->nulls_first[k]);
-			/* the workers fill only WHOLE keys (the planner sees to it) */
-			Assert(state->codes[k] == GPUSORT_CODE_WHOLE);
-			if (kw[k].nw == 2)
-				memcpy(kw[k].w[0] + n, v.hi[k], m * sizeof(uint32));
-			memcpy(kw[k].w[kw[k].nw - 1] + n, v.lo[k], m * sizeof(uint32));
+			/* the workers encoded the same words (the chunk layout says so) */
+			for (int w = 0; w < kw[k].nw; w++)
+				memcpy(kw[k].w[w] + n, v.words[k * GPUSORT_MAX_KEY_WORDS + w],
+					   m * sizeof(uint32));
 		}
 		if (!v.columnar)
 			for (Size i = 0; i < m; i++)
@@ -626,10 +625,17 @@ node_sort_input(GpuSortState *state)
 	}
 
 	/* the area the Gather's workers store their rows in (parallel_fill.c) */
-	if (state->has_fill)
+	if (state->has_fill && !topk)
+	{
+		int		   *nw = palloc(state->nkeys * sizeof(int));
+
+		for (int k = 0; k < state->nkeys; k++)
+			nw[k] = kw[k].nw;
 		state->fill = fill_area_open(state->css.ss.ps.state->es_query_cxt, state->nkeys,
-									 state->types, state->slot->tts_tupleDescriptor,
-									 state->columnar, topk ? 0 : state->limit_bytes);
+									 nw, state->slot->tts_tupleDescriptor,
+									 state->columnar, state->limit_bytes);
+		pfree(nw);
+	}
 
 	for (;;)
 	{

@@ -34,6 +34,7 @@
 #include "utils/dsa.h"
 
 #include "column_store.h"
+#include "gpusort_node.h"
 #include "guc.h"
 #include "parallel_fill.h"
 #include "pg_compat.h"
@@ -82,9 +83,8 @@ typedef struct FillChunk
 typedef struct ChunkLayout
 {
 	Size		has_null;		/* bool[nkeys] */
-	Size	   *nulls;			/* bool[cap] per key: the key is NULL */
-	Size	   *hi;				/* uint32[cap] per two-word key, else 0 */
-	Size	   *lo;				/* uint32[cap] per key */
+	Size	   *nulls;			/* bool[cap] per key with words: the key is NULL */
+	Size	   *words;			/* uint32[cap] per word w of key k, at [k * MAX_KEY_WORDS + w] */
 	Size	   *values;			/* columnar: char[cap * width] per column */
 	int16	   *width;			/* columnar: bytes a value of column c takes */
 	Size	   *isnull;			/* columnar: bool[cap] per column */
@@ -93,15 +93,15 @@ typedef struct ChunkLayout
 	Size		total;
 } ChunkLayout;
 
+/* nw[k]: the words of key k (gpusort_code_words; 0 for a NONE key, which has no NULL flags either) */
 static void
-layout_chunk(ChunkLayout *l, int nkeys, const Oid *types, TupleDesc desc, bool columnar)
+layout_chunk(ChunkLayout *l, int nkeys, const int *nw, TupleDesc desc, bool columnar)
 {
 	Size		off = MAXALIGN(sizeof(FillChunk));
 	int			natts = desc->natts;
 
-	l->nulls = palloc(nkeys * sizeof(Size));
-	l->hi = palloc(nkeys * sizeof(Size));
-	l->lo = palloc(nkeys * sizeof(Size));
+	l->nulls = palloc0(nkeys * sizeof(Size));
+	l->words = palloc0(nkeys * GPUSORT_MAX_KEY_WORDS * sizeof(Size));
 	l->values = palloc(Max(natts, 1) * sizeof(Size));
 	l->isnull = palloc(Max(natts, 1) * sizeof(Size));
 	l->width = palloc(Max(natts, 1) * sizeof(int16));
@@ -109,16 +109,15 @@ layout_chunk(ChunkLayout *l, int nkeys, const Oid *types, TupleDesc desc, bool c
 	off = MAXALIGN(off + nkeys * sizeof(bool));
 	for (int k = 0; k < nkeys; k++)
 	{
+		if (nw[k] == 0)
+			continue;
 		l->nulls[k] = off;
 		off += MAXALIGN(CHUNK_ROWS * sizeof(bool));
-		l->hi[k] = 0;
-		if (gpusort_key_words(types[k]) == 2)
+		for (int w = 0; w < nw[k]; w++)
 		{
-			l->hi[k] = off;
+			l->words[k * GPUSORT_MAX_KEY_WORDS + w] = off;
 			off += CHUNK_ROWS * sizeof(uint32);
 		}
-		l->lo[k] = off;
-		off += CHUNK_ROWS * sizeof(uint32);
 	}
 	l->tuple_off = l->data = 0;
 	if (columnar)
@@ -159,8 +158,7 @@ struct FillArea
 	bool		started;
 	/* the view's arrays */
 	const bool **nulls;
-	const uint32 **hi;
-	const uint32 **lo;
+	const uint32 **words;
 	const char **values;
 	const bool **isnull;
 };
@@ -229,7 +227,7 @@ segment_slots_free(Size bytes)
 }
 
 FillArea *
-fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, TupleDesc desc, bool columnar,
+fill_area_open(MemoryContext cxt, int nkeys, const int *nw, TupleDesc desc, bool columnar,
 			   Size limit_bytes)
 {
 	int			natts = desc->natts;
@@ -264,11 +262,10 @@ fill_area_open(MemoryContext cxt, int nkeys, const Oid *types, TupleDesc desc, b
 	fa->shared->columnar = columnar;
 	fa->nkeys = nkeys;
 	fa->natts = natts;
-	layout_chunk(&fa->layout, nkeys, types, desc, columnar);
+	layout_chunk(&fa->layout, nkeys, nw, desc, columnar);
 	fa->shared->chunk_bytes = fa->layout.total;
 	fa->nulls = palloc0(nkeys * sizeof(bool *));
-	fa->hi = palloc0(nkeys * sizeof(uint32 *));
-	fa->lo = palloc0(nkeys * sizeof(uint32 *));
+	fa->words = palloc0(nkeys * GPUSORT_MAX_KEY_WORDS * sizeof(uint32 *));
 	fa->values = palloc0(Max(natts, 1) * sizeof(char *));
 	fa->isnull = palloc0(Max(natts, 1) * sizeof(bool *));
 	MemoryContextSwitchTo(old);
@@ -309,13 +306,16 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 	view->key_has_null = (const bool *) (base + l->has_null);
 	for (int k = 0; k < fa->nkeys; k++)
 	{
-		fa->nulls[k] = (const bool *) (base + l->nulls[k]);
-		fa->hi[k] = l->hi[k] ? (const uint32 *) (base + l->hi[k]) : NULL;
-		fa->lo[k] = (const uint32 *) (base + l->lo[k]);
+		fa->nulls[k] = l->nulls[k] ? (const bool *) (base + l->nulls[k]) : NULL;
+		for (int w = 0; w < GPUSORT_MAX_KEY_WORDS; w++)
+		{
+			Size		off = l->words[k * GPUSORT_MAX_KEY_WORDS + w];
+
+			fa->words[k * GPUSORT_MAX_KEY_WORDS + w] = off ? (const uint32 *) (base + off) : NULL;
+		}
 	}
 	view->nulls = fa->nulls;
-	view->hi = fa->hi;
-	view->lo = fa->lo;
+	view->words = fa->words;
 	view->values = NULL;
 	view->isnull = NULL;
 	view->tuple_off = NULL;
@@ -354,9 +354,11 @@ typedef struct FillState
 	CustomScanState css;
 	int			nkeys;
 	AttrNumber *attnos;
-	Oid		   *types;
-	bool	   *nulls_first;
+	GpuSortKeySpec *keys;
 	bool	   *descending;
+	GpuSortKeyCode *codes;
+	int		   *nw;				/* words of each key's code */
+	SortSupportData *abbrev;	/* abbreviated sort support of ABBREV keys */
 	int			natts;
 	bool		columnar;
 
@@ -429,16 +431,24 @@ gpusort_is_fill(Plan *plan)
 }
 
 Plan *
-gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
-				  List *descending)
+gpusort_make_fill(Plan *child, List *gpusort_private)
 {
 	CustomScan *cscan;
+	ListCell   *lc;
+	bool		encoding = false;	/* a key costs more than a WHOLE one to encode */
 
 	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF || child == NULL ||
 		!child->parallel_safe)
 		return child;
-	/* auto: only rows the GpuSort will store as columns (every column by value) */
-	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO &&
+	foreach(lc, (List *) list_nth(gpusort_private, GPUSORT_PRIVATE_CODES))
+		if (lfirst_int(lc) == GPUSORT_CODE_BYTES || lfirst_int(lc) == GPUSORT_CODE_ABBREV)
+			encoding = true;
+	/*
+	 * auto: rows the GpuSort will store as columns (every column by value),
+	 * or keys whose encoding (byte prefixes, abbreviated keys) the workers
+	 * share (bench/results/key_types-*)
+	 */
+	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO && !encoding &&
 		!column_store_fits(ExecTypeFromTL(child->targetlist)))
 		return child;
 	cscan = makeNode(CustomScan);
@@ -457,7 +467,8 @@ gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;
 	cscan->custom_scan_tlist = gpusort_column_vars(child->targetlist, OUTER_VAR);
-	cscan->custom_private = list_make4(attnos, types, nulls_first, descending);
+	/* the keys as the GpuSort has them, packed the same way */
+	cscan->custom_private = copyObject(gpusort_private);
 	cscan->methods = &gpusort_fill_scan_methods;
 	return (Plan *) cscan;
 }
@@ -466,10 +477,7 @@ static Node *
 fill_create_state(CustomScan *cscan)
 {
 	FillState  *fs = palloc0(sizeof(FillState));
-	List	   *attnos = linitial(cscan->custom_private);
-	List	   *types = lsecond(cscan->custom_private);
-	List	   *nulls_first = lthird(cscan->custom_private);
-	List	   *descending = lfourth(cscan->custom_private);
+	List	   *attnos = gpusort_private(cscan, GPUSORT_PRIVATE_ATTNOS);
 	int			n = list_length(attnos);
 
 	NodeSetTag(fs, T_CustomScanState);
@@ -477,15 +485,19 @@ fill_create_state(CustomScan *cscan)
 	fs->css.flags = cscan->flags;
 	fs->nkeys = n;
 	fs->attnos = palloc(n * sizeof(AttrNumber));
-	fs->types = palloc(n * sizeof(Oid));
-	fs->nulls_first = palloc(n * sizeof(bool));
+	fs->keys = palloc(n * sizeof(GpuSortKeySpec));
 	fs->descending = palloc(n * sizeof(bool));
+	fs->codes = palloc(n * sizeof(GpuSortKeyCode));
+	fs->nw = palloc0(n * sizeof(int));
 	for (int i = 0; i < n; i++)
 	{
 		fs->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
-		fs->types[i] = list_nth_oid(types, i);
-		fs->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
-		fs->descending[i] = list_nth_int(descending, i) != 0;
+		fs->keys[i].type = list_nth_oid(gpusort_private(cscan, GPUSORT_PRIVATE_TYPES), i);
+		fs->keys[i].sortop = list_nth_oid(gpusort_private(cscan, GPUSORT_PRIVATE_SORTOPS), i);
+		fs->keys[i].collation = list_nth_oid(gpusort_private(cscan, GPUSORT_PRIVATE_COLLATIONS), i);
+		fs->keys[i].nulls_first = list_nth_int(gpusort_private(cscan, GPUSORT_PRIVATE_NULLS_FIRST), i) != 0;
+		fs->descending[i] = list_nth_int(gpusort_private(cscan, GPUSORT_PRIVATE_DESCENDING), i) != 0;
+		fs->codes[i] = (GpuSortKeyCode) list_nth_int(gpusort_private(cscan, GPUSORT_PRIVATE_CODES), i);
 	}
 	fs->chunk_ptr = InvalidDsaPointer;
 	return (Node *) fs;
@@ -598,15 +610,24 @@ store_row(FillState *fs, TupleTableSlot *slot)
 	for (int k = 0; k < fs->nkeys; k++)
 	{
 		bool		null;
-		Datum		d = slot_getattr(slot, fs->attnos[k], &null);
-		uint64		code = gpusort_key_code(fs->types[k], d, null, fs->descending[k]);
+		Datum		d;
+		uint32		code[GPUSORT_MAX_KEY_WORDS];
 
+		/* NONE: no words, not even NULL flags (as the GpuSort's own reading loop) */
+		if (fs->nw[k] == 0)
+			continue;
+		d = slot_getattr(slot, fs->attnos[k], &null);
 		if (null)
+		{
 			((bool *) (base + fs->layout.has_null))[k] = true;
+			memset(code, 0, sizeof(code));
+		}
+		else
+			gpusort_encode_words(fs->codes[k], fs->keys[k].type, &fs->abbrev[k], d,
+								 fs->descending[k], fs->nw[k], code);
 		((bool *) (base + fs->layout.nulls[k]))[row] = null;
-		if (fs->layout.hi[k])
-			((uint32 *) (base + fs->layout.hi[k]))[row] = (uint32) (code >> 32);
-		((uint32 *) (base + fs->layout.lo[k]))[row] = (uint32) code;
+		for (int w = 0; w < fs->nw[k]; w++)
+			((uint32 *) (base + fs->layout.words[k * GPUSORT_MAX_KEY_WORDS + w]))[row] = code[w];
 	}
 	chunk->nrows++;
 	return true;
@@ -712,7 +733,19 @@ fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 		return;
 	fs->area = dsa_attach(coord->handle);
 	shared = dsa_get_address(fs->area, coord->shared);
-	layout_chunk(&fs->layout, fs->nkeys, fs->types,
+	/* the keys' codes as the GpuSort's begin_scan settles them */
+	fs->abbrev = palloc0(fs->nkeys * sizeof(SortSupportData));
+	for (int k = 0; k < fs->nkeys; k++)
+	{
+		if (fs->codes[k] == GPUSORT_CODE_ABBREV)
+		{
+			gpusort_key_sort_support(&fs->keys[k], true, &fs->abbrev[k]);
+			if (fs->abbrev[k].abbrev_converter == NULL)
+				fs->codes[k] = GPUSORT_CODE_NONE;
+		}
+		fs->nw[k] = gpusort_code_words(fs->codes[k], fs->keys[k].type);
+	}
+	layout_chunk(&fs->layout, fs->nkeys, fs->nw,
 				 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor, fs->columnar);
 	if (shared->nkeys != fs->nkeys || shared->natts != fs->natts ||
 		shared->columnar != fs->columnar || shared->chunk_bytes != fs->layout.total)

@@ -26,12 +26,12 @@ extern CustomScanMethods gpusort_fill_scan_methods;
 extern void gpusort_register_fill_node(void);
 
 /*
- * The GpuSortFill over child for keys of the given scan columns (attnos are
- * columns of child's targetlist), or child itself when the parallel fill is
- * off (gpusort.parallel_fill).
+ * The GpuSortFill over child for the keys of a GpuSort (its custom_private,
+ * gpusort_node.h: key columns are columns of child's targetlist), or child
+ * itself where the parallel fill is off or, under auto, would not pay
+ * (gpusort.parallel_fill).
  */
-extern Plan *gpusort_make_fill(Plan *child, List *attnos, List *types, List *nulls_first,
-							   List *descending);
+extern Plan *gpusort_make_fill(Plan *child, List *gpusort_private);
 
 /* Is plan the GpuSortFill under a Gather under a GpuSort? */
 extern bool gpusort_is_fill(Plan *plan);
@@ -40,14 +40,14 @@ extern bool gpusort_is_fill(Plan *plan);
 typedef struct FillArea FillArea;
 
 /*
- * Open an area for the workers of the fill that is about to run (keys as
- * GpuSort encodes them, rows of desc; columnar: rows of all by-value columns
+ * Open an area for the workers of the fill that is about to run (nw[k]:
+ * words of key k's code as the GpuSort encodes it, rows of desc; columnar: rows of all by-value columns
  * as columns at their widths instead of tuples; limit_bytes: most the
  * chunks may take).  The
  * next Gather to start its workers in this backend hands it to them.
  * NULL if there is no room for one (the workers then pass their rows up).
  */
-extern FillArea *fill_area_open(MemoryContext cxt, int nkeys, const Oid *types,
+extern FillArea *fill_area_open(MemoryContext cxt, int nkeys, const int *nw,
 								TupleDesc desc, bool columnar, Size limit_bytes);
 
 /* The workers are done: no Gather started from now on gets this area. */
@@ -60,9 +60,8 @@ typedef struct FillChunkView
 	Size		bytes;			/* shared memory the chunk takes */
 	bool		columnar;
 	const bool *key_has_null;	/* [nkeys] */
-	const bool **nulls;			/* [nkeys][nrows]: the key is NULL */
-	const uint32 **hi;			/* [nkeys][nrows] (two-word keys; else NULL) */
-	const uint32 **lo;			/* [nkeys][nrows] */
+	const bool **nulls;			/* [nkeys][nrows]: the key is NULL (NULL: a key without words) */
+	const uint32 **words;		/* [nkeys * GPUSORT_MAX_KEY_WORDS + w][nrows]: word w of the code */
 	const char **values;		/* columnar: [natts][nrows * width], as ColumnStore */
 	const bool **isnull;		/* columnar: [natts][nrows] */
 	const uint32 *tuple_off;	/* tuples: offset of row i's MinimalTuple */

@@ -322,10 +322,10 @@ gpusort_key_bytes(Oid type, Datum value, uint8 *buf, Size *len, void **to_free)
 }
 
 bool
-gpusort_bytes_words(const uint8 *bytes, Size len, int first, int nwords, bool descending,
+gpusort_bytes_words(const uint8 *bytes, Size len, Size from, int nwords, bool descending,
 					uint32 *out)
 {
-	Size		pos = (Size) first * 4;
+	Size		pos = from;
 
 	for (int w = 0; w < nwords; w++)
 	{

@@ -92,11 +92,11 @@ extern const uint8 *gpusort_key_bytes(Oid type, Datum value, uint8 *buf, Size *l
 									  void **to_free);
 
 /*
- * Words [first, first + nwords) of a BYTES value of len bytes: its bytes
- * from 4 * first on, big-endian, zero past the end, complemented when
- * descending.  Returns whether the value has bytes past those words.
+ * nwords words of a BYTES value of len bytes: its bytes from byte `from`
+ * on, big-endian, zero past the end, complemented when descending.
+ * Returns whether the value has bytes past those words.
  */
-extern bool gpusort_bytes_words(const uint8 *bytes, Size len, int first, int nwords,
+extern bool gpusort_bytes_words(const uint8 *bytes, Size len, Size from, int nwords,
 								bool descending, uint32 *out);
 
 /*
