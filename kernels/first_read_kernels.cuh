@@ -527,6 +527,92 @@ histogram_count_passed(uint32_t *sh, const uint4 *vecs, size_t first, size_t str
 }
 
 /*
+ * A histogram block's counters zeroed before it counts: its shared ones in
+ * use (words of them); with a head, the first block to start (zero_global)
+ * zeroes the global ones in hist, then flags them zeroed.
+ */
+static __device__ __forceinline__ void
+histogram_zero_counters(uint32_t *sh, int words, const digit_plan &plan, uint32_t *hist,
+						first_read_head *head, const bool &zero_global)
+{
+	for (int i = threadIdx.x; i < words; i += blockDim.x)
+		sh[plan_hist_counter(plan, i)] = 0;
+	__syncthreads();
+	if (head && zero_global)
+	{
+		/*
+		 * the first block: the counters in use, then the flag (a place's
+		 * counters past its digits are never read for its digits' offsets)
+		 */
+		for (int i = threadIdx.x; i < words; i += blockDim.x)
+			hist[plan_hist_counter(plan, i)] = 0;
+		__threadfence();
+		__syncthreads();
+		if (threadIdx.x == 0)
+			atomicExch(&head->zeroed, 1u);
+	}
+}
+
+/*
+ * A histogram read's keys past its last whole vector, from i on a stride
+ * apart: counted, their range (lo, hi) and, with a head, a descent.
+ */
+template <typename K>
+static __device__ __forceinline__ void
+histogram_count_rest(uint32_t *sh, const K *__restrict__ keys, size_t n, size_t i, size_t stride,
+					 K kmin, const digit_plan &plan, const first_read_head *head, K *lo, K *hi,
+					 bool *descends)
+{
+	for (; i < n; i += stride)
+	{
+		K			k = keys[i];
+
+		*lo = min(*lo, k);
+		*hi = max(*hi, k);
+		if (head && i + 1 < n)
+			*descends |= k > keys[i + 1];
+		histogram_count(sh, k, kmin, plan, 1u);
+	}
+}
+
+/*
+ * A histogram block's end: with a head, a descent its threads saw (lazy
+ * reads note theirs in histogram_count_passed) and the range of its keys
+ * (lo, hi) into the head, once the first block has zeroed hist; then its
+ * shared counts added to hist.
+ */
+template <typename K>
+static __device__ __forceinline__ void
+histogram_flush(const uint32_t *sh, int words, const digit_plan &plan, uint32_t *hist,
+				first_read_head *head, bool lazy, bool descends, K *lo, K *hi)
+{
+	if (head)
+	{
+		if (!lazy && __any_sync(0xffffffffu, descends) && (threadIdx.x & 31) == 0)
+			atomicOr(&head->descents, 1u);
+		/* range[0] holds the complement of the minimum, so that zero presets both */
+		warp_reduce_range(lo, hi);
+		if ((threadIdx.x & 31) == 0)
+		{
+			atomicMax(&head->range[0], ~(unsigned long long) *lo);
+			atomicMax(&head->range[1], (unsigned long long) *hi);
+		}
+		/* the counters zeroed by the first block before adding to them */
+		if (threadIdx.x == 0)
+			while (atomicAdd(&head->zeroed, 0u) == 0)
+				;
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < words; i += blockDim.x)
+	{
+		const int	w = plan_hist_counter(plan, i);
+
+		if (sh[w])
+			atomicAdd(&hist[w], sh[w]);
+	}
+}
+
+/*
  * Digit counts of every place of the plan into hist (passes * STRIDE).  A
  * plain read's hist is zeroed by the caller.  A first read (head not NULL)
  * zeroes it itself -- the first block to start does, and the others wait
@@ -587,22 +673,7 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 #endif
 	if (head && threadIdx.x == 0)
 		zero_global = atomicAdd(&head->started, 1u) == 0;
-	for (int i = threadIdx.x; i < words; i += blockDim.x)
-		sh[plan_hist_counter(plan, i)] = 0;
-	__syncthreads();
-	if (head && zero_global)
-	{
-		/*
-		 * the first block: the counters in use, then the flag (a place's
-		 * counters past its digits are never read for its digits' offsets)
-		 */
-		for (int i = threadIdx.x; i < words; i += blockDim.x)
-			hist[plan_hist_counter(plan, i)] = 0;
-		__threadfence();
-		__syncthreads();
-		if (threadIdx.x == 0)
-			atomicExch(&head->zeroed, 1u);
-	}
+	histogram_zero_counters(sh, words, plan, hist, head, zero_global);
 
 	bool		descends = false;	/* a first read's: a key > the next seen */
 
@@ -677,44 +748,13 @@ histogram_kernel(const K *__restrict__ keys, size_t n, K kmin, digit_plan plan,
 		else
 			histogram_count_vectors<K, 1, false>(sh, &u, kmin, plan, &lo, &hi);
 	}
-	for (size_t i = nvec * PER_VEC + first; i < n; i += stride)
-	{
-		K			k = keys[i];
-
-		lo = min(lo, k);
-		hi = max(hi, k);
-		if (head && i + 1 < n)
-			descends |= k > keys[i + 1];
-		histogram_count(sh, k, kmin, plan, 1u);
-	}
+	histogram_count_rest<K>(sh, keys, n, nvec * PER_VEC + first, stride, kmin, plan, head, &lo, &hi,
+							&descends);
 
 	if (lazy)
 		histogram_count_passed<K, UNROLL>(sh, vecs, first, stride, vec_first, passed_rounds,
 										  passed_vecs, descends, kmin, plan, &lo, &hi, head);
-	if (head)
-	{
-		if (!lazy && __any_sync(0xffffffffu, descends) && (threadIdx.x & 31) == 0)
-			atomicOr(&head->descents, 1u);
-		/* range[0] holds the complement of the minimum, so that zero presets both */
-		warp_reduce_range(&lo, &hi);
-		if ((threadIdx.x & 31) == 0)
-		{
-			atomicMax(&head->range[0], ~(unsigned long long) lo);
-			atomicMax(&head->range[1], (unsigned long long) hi);
-		}
-		/* the counters zeroed by the first block before adding to them */
-		if (threadIdx.x == 0)
-			while (atomicAdd(&head->zeroed, 0u) == 0)
-				;
-	}
-	__syncthreads();
-	for (int i = threadIdx.x; i < words; i += blockDim.x)
-	{
-		const int	w = plan_hist_counter(plan, i);
-
-		if (sh[w])
-			atomicAdd(&hist[w], sh[w]);
-	}
+	histogram_flush<K>(sh, words, plan, hist, head, lazy, descends, &lo, &hi);
 }
 
 /*

@@ -40,6 +40,233 @@
 #include "warp_primitives.cuh"
 
 /*
+ * A tile's keys into registers (k), warp-striped within the warp's slice;
+ * where packed pairs come in and the payloads are held, those into pv.
+ * Past a partial tile's end, 0.  The records' first pass (FOLD) holds
+ * key - kmin.
+ */
+template <typename P, typename K, bool FULL, int IO>
+static __device__ __forceinline__ void
+onesweep_tile_load(K (&k)[P::ITEMS], uint32_t (&pv)[onesweep_held_payloads<P, IO>()],
+				   const K *__restrict__ keys_in, size_t tile_base, uint32_t slice,
+				   uint32_t valid, K kmin)
+{
+	constexpr int ITEMS = P::ITEMS;
+	constexpr bool IN_PACKED = onesweep_io_packed_in(IO);
+	constexpr bool FOLD = IO == ONESWEEP_IO_TO_RECORDS;
+
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		if constexpr (onesweep_held_payloads<P, IO>() > 1)
+		{
+			const uint64_t it = FULL || slice + i * 32 < valid
+				? reinterpret_cast<const uint64_t *>(keys_in)[tile_base + slice + i * 32] : 0;
+
+			k[i] = (K) (it >> 32);
+			pv[i] = (uint32_t) it;
+		}
+		else if constexpr (IN_PACKED)
+			k[i] = FULL || slice + i * 32 < valid
+				? (K) reinterpret_cast<const uint32_t *>(keys_in)[2 * (tile_base + slice + i * 32) + 1]
+				: (K) 0;
+		else if constexpr (FOLD)
+			k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] - kmin : (K) 0;
+		else
+			k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
+	}
+}
+
+/*
+ * The digit of a tile's item i (key ki: onesweep_tile's k[i]); past the end
+ * the last digit, so that they rank after every real key.
+ */
+template <typename P, typename K, bool FULL, int IO>
+static __device__ __forceinline__ uint32_t
+onesweep_item_digit(K ki, int i, uint32_t slice, uint32_t valid, K dbase, int shift,
+					uint32_t mask, const onesweep_records &rec)
+{
+	constexpr bool FOLD = IO == ONESWEEP_IO_TO_RECORDS;
+
+	return FULL || slice + i * 32 < valid
+		? (IO == ONESWEEP_IO_FROM_RECORDS ? ((uint32_t) ki >> rec.idx_bits) & mask
+		   : digit_of(FOLD ? (K) ((uint32_t) ki & RECORDS_REL_MASK) : ki, dbase, shift, mask))
+		: (uint32_t) (P::BINS - 1);
+}
+
+/*
+ * A tile's places where the policy counts before it ranks (WARP_STARTS_FIRST,
+ * CUB's order): each warp's digit counts first (published as the tile's),
+ * made each warp's first place of a digit in the tile, so that the
+ * ranking's counter adds give every key its place (r); then the look-back.
+ */
+template <typename P, typename K, bool FULL, int IO>
+static __device__ __forceinline__ void
+onesweep_places_counted_first(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
+							  tile_places<P::ITEMS, onesweep_io_packs_places(IO)> &r,
+							  const uint32_t *__restrict__ global_start, uint32_t *status,
+							  uint32_t tile, uint32_t slice, uint32_t valid, K dbase, int shift,
+							  uint32_t mask, const onesweep_records &rec, int warp)
+{
+	constexpr int BINS = P::BINS;
+	constexpr int ITEMS = P::ITEMS;
+	constexpr int BPT = P::BINS_PER_THREAD;
+	uint32_t	cnt[BPT],		/* the tile's keys of this thread's digits */
+				bstart[BPT];	/* their first places in the tile */
+	uint32_t   *mw = sh.match_words + warp * BINS;
+	const auto	item_digit = [&](int i) {
+		return onesweep_item_digit<P, K, FULL, IO>(k[i], i, slice, valid, dbase, shift, mask, rec);
+	};
+
+	static_assert(IO != ONESWEEP_IO_TO_RECORDS && IO != ONESWEEP_IO_FROM_RECORDS,
+				  "records: policies that rank before they count");
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+		atomicAdd(&sh.warp_place[warp * BINS + item_digit(i)], 1u);
+	__syncthreads();
+	tile_digit_scan<P>(sh.misc, sh.warp_place,
+					   tile_digit_counts<P>(sh.warp_place, status, tile, true, cnt), cnt, bstart);
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+		r.set(i, warp_digit_rank<P, false>(item_digit(i), mw, sh.warp_place + warp * BINS));
+	tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
+}
+
+/*
+ * A tile's ranking where the policy ranks before it counts: the next
+ * pass's digits counted (count_next) or the tile's digit counts published
+ * first (EARLY_COUNTS), then each key's rank in its warp's digit by
+ * warp-level multi-split with 16-bit counters packed in pairs (r, with
+ * the digit << 16 unpacked; the records' first pass folds it into k).
+ */
+template <typename P, typename K, bool FULL, int IO>
+static __device__ __forceinline__ void
+onesweep_rank_tile(const onesweep_shared<P, K> &sh, K (&k)[P::ITEMS],
+				   tile_places<P::ITEMS, onesweep_io_packs_places(IO)> &r, uint32_t *status,
+				   uint32_t tile, bool count_next, int next_shift, uint32_t next_mask,
+				   uint32_t slice, uint32_t valid, K dbase, int shift, uint32_t mask,
+				   const onesweep_records &rec, int t, int warp)
+{
+	constexpr int BINS = P::BINS;
+	constexpr int ITEMS = P::ITEMS;
+	constexpr int BPT = P::BINS_PER_THREAD;
+	constexpr bool FOLD = IO == ONESWEEP_IO_TO_RECORDS;
+	const auto	item_digit = [&](int i) {
+		return onesweep_item_digit<P, K, FULL, IO>(k[i], i, slice, valid, dbase, shift, mask, rec);
+	};
+
+	/* the next pass's digits counted (onesweep_kernel: next_counts) */
+	if constexpr (!P::EARLY_COUNTS)
+		if (count_next)
+#pragma unroll
+			for (int i = 0; i < ITEMS; i++)
+				if (FULL || slice + i * 32 < valid)
+					atomicAdd(&sh.block_start[digit_of(k[i], dbase, next_shift, next_mask)], 1u);
+	if (P::EARLY_COUNTS)
+	{
+		/* the tile's digit counts first, so that later tiles' look-back need not wait */
+#pragma unroll
+		for (int i = 0; i < ITEMS; i++)
+			atomicAdd(&sh.block_start[item_digit(i)], 1u);
+		__syncthreads();
+#pragma unroll
+		for (int b = 0; b < BPT; b++)
+		{
+			const int	dg = t * BPT + b;
+
+			if (dg < BINS)
+				tile_publish(status, tile, BINS, dg, sh.block_start[dg]);
+		}
+	}
+
+	/* rank: warp-level multi-split with 16-bit counters packed in pairs */
+	uint32_t   *packed = reinterpret_cast<uint32_t *>(sh.warp_count + warp * BINS);
+	uint32_t   *mw = sh.match_words + warp * BINS;
+
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		const uint32_t d = item_digit(i);
+		const uint32_t rank = warp_digit_rank<P>(d, mw, packed);
+
+		if constexpr (FOLD)
+		{
+			k[i] |= rank << RECORDS_REL_BITS;
+			/* folded now: the rank is not held apart through the ranking (nvcc would) */
+			asm volatile("" : "+r"(k[i]));
+		}
+		else
+			r.set(i, rank | (onesweep_io_packs_places(IO) ? 0 : d << 16));
+	}
+}
+
+/*
+ * A ranked tile's places (onesweep_rank_tile's ranks): per digit, counts
+ * over the warps, published, their starts in the tile and each warp's
+ * first place in the tile; the look-back; and each key's local place (r,
+ * or the records' first pass's k and phi), so that a key's place takes one
+ * shared read.  A tile that begins a records epoch notes where the epoch's
+ * keys of each digit begin.
+ */
+template <typename P, typename K, bool FULL, int IO>
+static __device__ __forceinline__ void
+onesweep_tile_places(const onesweep_shared<P, K> &sh, K (&k)[P::ITEMS],
+					 tile_places<P::ITEMS, onesweep_io_packs_places(IO)> &r,
+					 uint32_t (&phi)[records_place_words<P::ITEMS>()],
+					 const uint32_t *__restrict__ global_start, uint32_t *status, uint32_t tile,
+					 uint32_t slice, uint32_t valid, K dbase, int shift, uint32_t mask,
+					 const onesweep_records &rec, int t, int warp)
+{
+	constexpr int BINS = P::BINS;
+	constexpr int ITEMS = P::ITEMS;
+	constexpr int BPT = P::BINS_PER_THREAD;
+	constexpr bool FOLD = IO == ONESWEEP_IO_TO_RECORDS;
+	uint32_t	cnt[BPT],		/* the tile's keys of this thread's digits */
+				bstart[BPT];	/* their first places in the tile */
+	const auto	item_digit = [&](int i) {
+		return onesweep_item_digit<P, K, FULL, IO>(k[i], i, slice, valid, dbase, shift, mask, rec);
+	};
+
+	if constexpr (P::PAIR_SCAN)
+		tile_pair_scan<P>(sh.misc, sh.warp_count, sh.digit_base, status, tile,
+						  !P::EARLY_COUNTS, cnt, bstart);
+	else
+		tile_digit_scan<P>(sh.misc, sh.warp_count,
+						   tile_digit_counts<P>(sh.warp_count, status, tile, !P::EARLY_COUNTS,
+												cnt),
+						   cnt, bstart);
+	tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
+	if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
+	{
+		/* a tile that begins an epoch: where the epoch's keys of each digit begin */
+		if (sh.misc[ONESWEEP_MISC_RECORDS] == 0)
+#pragma unroll
+			for (int b = 0; b < BPT; b++)
+			{
+				const int	dg = t * BPT + b;
+
+				if (dg < BINS)
+					rec.table[((uint32_t) dg << rec.e2_log) + sh.misc[ONESWEEP_MISC_RECORDS + 1]] =
+						sh.digit_base[dg] + bstart[b];
+			}
+	}
+	__syncthreads();
+
+	/* local place of every key in the tile (the digit kept from the ranking, or taken again) */
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+		if constexpr (FOLD)
+			records_place_set<ITEMS>(k[i], phi, i,
+									 ((uint32_t) k[i] >> RECORDS_REL_BITS) +
+									 sh.warp_count[warp * BINS + item_digit(i)]);
+		else if constexpr (onesweep_io_packs_places(IO))
+			r.set(i, r[i] + sh.warp_count[warp * BINS + item_digit(i)]);
+		else
+			r.set(i, (r[i] & 0xffffu) + sh.warp_count[warp * BINS + (r[i] >> 16)]);
+}
+
+/*
  * Ranks, look-back and scatter of one tile.  FULL: the tile holds TILE keys
  * (no bounds checks); otherwise valid of them.
  */
@@ -53,10 +280,8 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 			  uint32_t tile, uint32_t valid_, bool count_next, int next_shift, uint32_t next_mask,
 			  const onesweep_records &rec)
 {
-	constexpr int BINS = P::BINS;
 	constexpr int ITEMS = P::ITEMS;
 	constexpr int THREADS = P::THREADS;
-	constexpr int BPT = P::BINS_PER_THREAD;
 	constexpr bool IN_PACKED = onesweep_io_packed_in(IO);
 	const uint32_t valid = FULL ? (uint32_t) P::TILE : valid_;
 	const size_t tile_base = (size_t) tile * P::TILE;
@@ -86,155 +311,23 @@ onesweep_tile(const onesweep_shared<P, K> &sh,
 		((uintptr_t) vals_in & 15) == 0;
 
 	/* load, warp-striped within the warp's slice */
-#pragma unroll
-	for (int i = 0; i < ITEMS; i++)
-	{
-		if constexpr (onesweep_held_payloads<P, IO>() > 1)
-		{
-			const uint64_t it = FULL || slice + i * 32 < valid
-				? reinterpret_cast<const uint64_t *>(keys_in)[tile_base + slice + i * 32] : 0;
-
-			k[i] = (K) (it >> 32);
-			pv[i] = (uint32_t) it;
-		}
-		else if constexpr (IN_PACKED)
-			k[i] = FULL || slice + i * 32 < valid
-				? (K) reinterpret_cast<const uint32_t *>(keys_in)[2 * (tile_base + slice + i * 32) + 1]
-				: (K) 0;
-		else if constexpr (FOLD)
-			k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] - kmin : (K) 0;
-		else
-			k[i] = FULL || slice + i * 32 < valid ? keys_in[tile_base + slice + i * 32] : (K) 0;
-	}
+	onesweep_tile_load<P, K, FULL, IO>(k, pv, keys_in, tile_base, slice, valid, kmin);
 	if (staged)
 		for (int c = t; c < P::TILE / 4; c += THREADS)
 			copy_async<16>(&sh.staged_vals[4 * c], &vals_in[tile_base + 4 * c]);
 
-	/* digit of item i; past the end the last digit, so they rank after every real key */
-#define ITEM_DIGIT(i) \
-	(FULL || slice + (i) * 32 < valid \
-	 ? (IO == ONESWEEP_IO_FROM_RECORDS ? ((uint32_t) k[i] >> rec.idx_bits) & mask \
-		: digit_of(FOLD ? (K) ((uint32_t) k[i] & RECORDS_REL_MASK) : k[i], dbase, shift, mask)) \
-	 : (uint32_t) (BINS - 1))
-
-	uint32_t	cnt[BPT],		/* the tile's keys of this thread's digits */
-				bstart[BPT];	/* their first places in the tile */
-
 	if constexpr (P::WARP_STARTS_FIRST)
-	{
-		/*
-		 * CUB's order: each warp's digit counts first (published as the
-		 * tile's), made each warp's first place of a digit in the tile, so
-		 * that the ranking's counter adds give every key its place
-		 */
-		uint32_t   *mw = sh.match_words + warp * BINS;
-
-		static_assert(IO != ONESWEEP_IO_TO_RECORDS && IO != ONESWEEP_IO_FROM_RECORDS,
-					  "records: policies that rank before they count");
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			atomicAdd(&sh.warp_place[warp * BINS + ITEM_DIGIT(i)], 1u);
-		__syncthreads();
-		tile_digit_scan<P>(sh.misc, sh.warp_place,
-						   tile_digit_counts<P>(sh.warp_place, status, tile, true, cnt), cnt, bstart);
-		__syncthreads();
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			r.set(i, warp_digit_rank<P, false>(ITEM_DIGIT(i), mw, sh.warp_place + warp * BINS));
-		tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
-	}
+		onesweep_places_counted_first<P, K, FULL, IO>(sh, k, r, global_start, status, tile, slice,
+													  valid, dbase, shift, mask, rec, warp);
 	else
 	{
-		/* the next pass's digits counted (onesweep_kernel: next_counts) */
-		if constexpr (!P::EARLY_COUNTS)
-			if (count_next)
-#pragma unroll
-				for (int i = 0; i < ITEMS; i++)
-					if (FULL || slice + i * 32 < valid)
-						atomicAdd(&sh.block_start[digit_of(k[i], dbase, next_shift, next_mask)], 1u);
-		if (P::EARLY_COUNTS)
-		{
-			/* the tile's digit counts first, so that later tiles' look-back need not wait */
-#pragma unroll
-			for (int i = 0; i < ITEMS; i++)
-				atomicAdd(&sh.block_start[ITEM_DIGIT(i)], 1u);
-			__syncthreads();
-#pragma unroll
-			for (int b = 0; b < BPT; b++)
-			{
-				const int	dg = t * BPT + b;
-
-				if (dg < BINS)
-					tile_publish(status, tile, BINS, dg, sh.block_start[dg]);
-			}
-		}
-
-		/* rank: warp-level multi-split with 16-bit counters packed in pairs */
-		{
-			uint32_t   *packed = reinterpret_cast<uint32_t *>(sh.warp_count + warp * BINS);
-			uint32_t   *mw = sh.match_words + warp * BINS;
-
-#pragma unroll
-			for (int i = 0; i < ITEMS; i++)
-			{
-				const uint32_t d = ITEM_DIGIT(i);
-				const uint32_t rank = warp_digit_rank<P>(d, mw, packed);
-
-				if constexpr (FOLD)
-				{
-					k[i] |= rank << RECORDS_REL_BITS;
-					/* folded now: the rank is not held apart through the ranking (nvcc would) */
-					asm volatile("" : "+r"(k[i]));
-				}
-				else
-					r.set(i, rank | (onesweep_io_packs_places(IO) ? 0 : d << 16));
-			}
-		}
+		onesweep_rank_tile<P, K, FULL, IO>(sh, k, r, status, tile, count_next, next_shift,
+										   next_mask, slice, valid, dbase, shift, mask, rec, t,
+										   warp);
 		__syncthreads();
-
-		/*
-		 * per digit: counts over the warps, published, their starts in the
-		 * tile, and each warp's first place in the tile, so that a key's
-		 * place takes one shared read
-		 */
-		if constexpr (P::PAIR_SCAN)
-			tile_pair_scan<P>(sh.misc, sh.warp_count, sh.digit_base, status, tile,
-							  !P::EARLY_COUNTS, cnt, bstart);
-		else
-			tile_digit_scan<P>(sh.misc, sh.warp_count,
-							   tile_digit_counts<P>(sh.warp_count, status, tile, !P::EARLY_COUNTS,
-													cnt),
-							   cnt, bstart);
-		tile_look_back<P>(sh.digit_base, global_start, status, tile, cnt, bstart);
-		if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
-		{
-			/* a tile that begins an epoch: where the epoch's keys of each digit begin */
-			if (sh.misc[ONESWEEP_MISC_RECORDS] == 0)
-#pragma unroll
-				for (int b = 0; b < BPT; b++)
-				{
-					const int	dg = t * BPT + b;
-
-					if (dg < BINS)
-						rec.table[((uint32_t) dg << rec.e2_log) + sh.misc[ONESWEEP_MISC_RECORDS + 1]] =
-							sh.digit_base[dg] + bstart[b];
-				}
-		}
-		__syncthreads();
-
-		/* local place of every key in the tile (the digit kept from the ranking, or taken again) */
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-			if constexpr (FOLD)
-				records_place_set<ITEMS>(k[i], phi, i,
-										 ((uint32_t) k[i] >> RECORDS_REL_BITS) +
-										 sh.warp_count[warp * BINS + ITEM_DIGIT(i)]);
-			else if constexpr (onesweep_io_packs_places(IO))
-				r.set(i, r[i] + sh.warp_count[warp * BINS + ITEM_DIGIT(i)]);
-			else
-				r.set(i, (r[i] & 0xffffu) + sh.warp_count[warp * BINS + (r[i] >> 16)]);
+		onesweep_tile_places<P, K, FULL, IO>(sh, k, r, phi, global_start, status, tile, slice,
+											 valid, dbase, shift, mask, rec, t, warp);
 	}
-#undef ITEM_DIGIT
 	if (staged || IO == ONESWEEP_IO_FROM_RECORDS)
 		copy_async_wait_all();
 	__syncthreads();

@@ -50,6 +50,95 @@ struct qs_task
 };
 
 /*
+ * Phase one's sides of a step's pairs held by a thread (inbits: those in
+ * the task): each key's side, the ranges of both sides, the warp's counts
+ * of each side (cnt, or nl and ng warp-major) and each pair's place among
+ * its warp's pairs of its side (pre).
+ */
+template <typename K>
+static __device__ __forceinline__ void
+qs1_classify_step(const K (&k)[QS1_ITEMS], uint32_t inbits, K pivot,
+				  uint32_t (&cnt)[2][qs1_order<K>::SLOTS], uint32_t (&pre)[QS1_ITEMS],
+				  uint32_t &ltbits, uint32_t &nl, uint32_t &ng, K &lmin, K &lmax, K &rmin, K &rmax,
+				  int lane, int warp, uint32_t ltmask)
+{
+#pragma unroll
+	for (int i = 0; i < QS1_ITEMS; i++)
+	{
+		const bool	in = (inbits >> i) & 1;
+		const bool	lt = in && k[i] < pivot;
+
+		if (lt)
+			lmin = min(lmin, k[i]), lmax = max(lmax, k[i]);
+		else if (in)
+			rmin = min(rmin, k[i]), rmax = max(rmax, k[i]);
+
+		uint32_t	bl = __ballot_sync(0xffffffffu, lt);
+		uint32_t	bg = __ballot_sync(0xffffffffu, in && !lt);
+
+		ltbits |= (uint32_t) lt << i;
+		if constexpr (qs1_order<K>::ITEM_MAJOR)
+		{
+			pre[i] = __popc((lt ? bl : bg) & ltmask);
+			if (lane == 0)
+			{
+				cnt[0][i * QS_WARPS + warp] = __popc(bl);
+				cnt[1][i * QS_WARPS + warp] = __popc(bg);
+			}
+		}
+		else
+		{
+			pre[i] = lt ? nl + __popc(bl & ltmask) : ng + __popc(bg & ltmask);
+			nl += __popc(bl);
+			ng += __popc(bg);
+		}
+	}
+}
+
+/*
+ * Warp 0's part of a phase one step: the counts of each side scanned in
+ * qs1_order (cnt, in place), and the step's room at the sequence's two
+ * ends taken (base).
+ */
+template <typename K>
+static __device__ __forceinline__ void
+qs1_step_places(uint32_t (&cnt)[2][qs1_order<K>::SLOTS], uint32_t (&base)[2], qs_seq<K> *sq,
+				int lane)
+{
+	/* each lane scans PER consecutive slots of each side */
+	constexpr int PER = (qs1_order<K>::SLOTS + 31) / 32;
+	uint32_t	x[2][PER],
+				sum[2] = {0, 0},
+				tot[2];
+
+#pragma unroll
+	for (int c = 0; c < 2; c++)
+	{
+#pragma unroll
+		for (int j = 0; j < PER; j++)
+		{
+			const int	slot = lane * PER + j;
+
+			x[c][j] = sum[c];
+			sum[c] += slot < qs1_order<K>::SLOTS ? cnt[c][slot] : 0;
+		}
+		sum[c] = warp_exclusive_scan_lanes(sum[c], lane, &tot[c]);
+	}
+	if (lane == 0)
+	{
+		base[0] = atomicAdd(&sq->lt_ptr, tot[0]);
+		base[1] = atomicSub(&sq->gt_ptr, tot[1]) - tot[1];
+	}
+	__syncwarp();
+#pragma unroll
+	for (int c = 0; c < 2; c++)
+#pragma unroll
+		for (int j = 0; j < PER; j++)
+			if (lane * PER + j < qs1_order<K>::SLOTS)
+				cnt[c][lane * PER + j] = sum[c] + x[c][j];
+}
+
+/*
  * Phase one: a block partitions its section of a shared sequence, a step of
  * QS1_STEP pairs at a time.  Each warp counts its pairs of each item on
  * each side (ballots), the counts are scanned in qs1_order, and the step
@@ -96,37 +185,8 @@ qs_partition_kernel(const qs_task *tasks, qs_seq<K> *seqs, const K *__restrict__
 			v[i] = in ? vs[idx] : 0;
 			inbits |= (uint32_t) in << i;
 		}
-#pragma unroll
-		for (int i = 0; i < QS1_ITEMS; i++)
-		{
-			const bool	in = (inbits >> i) & 1;
-			const bool	lt = in && k[i] < pivot;
-
-			if (lt)
-				lmin = min(lmin, k[i]), lmax = max(lmax, k[i]);
-			else if (in)
-				rmin = min(rmin, k[i]), rmax = max(rmax, k[i]);
-
-			uint32_t	bl = __ballot_sync(0xffffffffu, lt);
-			uint32_t	bg = __ballot_sync(0xffffffffu, in && !lt);
-
-			ltbits |= (uint32_t) lt << i;
-			if constexpr (qs1_order<K>::ITEM_MAJOR)
-			{
-				pre[i] = __popc((lt ? bl : bg) & ltmask);
-				if (lane == 0)
-				{
-					cnt[0][i * QS_WARPS + warp] = __popc(bl);
-					cnt[1][i * QS_WARPS + warp] = __popc(bg);
-				}
-			}
-			else
-			{
-				pre[i] = lt ? nl + __popc(bl & ltmask) : ng + __popc(bg & ltmask);
-				nl += __popc(bl);
-				ng += __popc(bg);
-			}
-		}
+		qs1_classify_step<K>(k, inbits, pivot, cnt, pre, ltbits, nl, ng, lmin, lmax, rmin, rmax,
+							 lane, warp, ltmask);
 		if (!qs1_order<K>::ITEM_MAJOR && lane == 0)
 		{
 			cnt[0][warp] = nl;
@@ -134,39 +194,7 @@ qs_partition_kernel(const qs_task *tasks, qs_seq<K> *seqs, const K *__restrict__
 		}
 		__syncthreads();
 		if (warp == 0)
-		{
-			/* each lane scans PER consecutive slots of each side */
-			constexpr int PER = (qs1_order<K>::SLOTS + 31) / 32;
-			uint32_t	x[2][PER],
-						sum[2] = {0, 0},
-						tot[2];
-
-#pragma unroll
-			for (int c = 0; c < 2; c++)
-			{
-#pragma unroll
-				for (int j = 0; j < PER; j++)
-				{
-					const int	slot = lane * PER + j;
-
-					x[c][j] = sum[c];
-					sum[c] += slot < qs1_order<K>::SLOTS ? cnt[c][slot] : 0;
-				}
-				sum[c] = warp_exclusive_scan_lanes(sum[c], lane, &tot[c]);
-			}
-			if (lane == 0)
-			{
-				base[0] = atomicAdd(&sq->lt_ptr, tot[0]);
-				base[1] = atomicSub(&sq->gt_ptr, tot[1]) - tot[1];
-			}
-			__syncwarp();
-#pragma unroll
-			for (int c = 0; c < 2; c++)
-#pragma unroll
-				for (int j = 0; j < PER; j++)
-					if (lane * PER + j < qs1_order<K>::SLOTS)
-						cnt[c][lane * PER + j] = sum[c] + x[c][j];
-		}
+			qs1_step_places<K>(cnt, base, sq, lane);
 		__syncthreads();
 
 #pragma unroll

@@ -84,6 +84,78 @@ qs_two_push(uint32_t *st_start, uint32_t *st_end, int *st_buf, int *top, uint32_
 	}
 }
 
+/*
+ * Phase two's three-way scatter of [s, e) around pivot, from ks/vs into
+ * kd/vd (the runs of smaller, equal and larger keys begin at run[0..2]), a
+ * step at a time: ballots rank each item among its warp's of its side,
+ * warp 0 scans the warps' counts (cnt) into the step's places.
+ */
+template <typename K>
+static __device__ __forceinline__ void
+qs_two_scatter(const K *ks, const uint32_t *vs, K *kd, uint32_t *vd, uint32_t s, uint32_t e,
+			   K pivot, uint32_t (&cnt)[3][32], uint32_t (&run)[3], int t, int lane, int warp,
+			   uint32_t ltmask)
+{
+	for (uint32_t step = s; step < e; step += QS_STEP)
+	{
+		K			k[QS_ITEMS];
+		uint32_t	v[QS_ITEMS],
+					pre[QS_ITEMS];
+		int			side[QS_ITEMS];
+
+#pragma unroll
+		for (int i = 0; i < QS_ITEMS; i++)
+		{
+			uint32_t	idx = step + i * QS_THREADS + t;
+			bool		in = idx < e;
+
+			k[i] = in ? ks[idx] : (K) 0;
+			v[i] = in ? vs[idx] : 0;
+			side[i] = !in ? 3 : k[i] < pivot ? 0 : k[i] == pivot ? 1 : 2;
+#pragma unroll
+			for (int c = 0; c < 3; c++)
+			{
+				uint32_t	bal = __ballot_sync(0xffffffffu, side[i] == c);
+
+				if (side[i] == c)
+					pre[i] = __popc(bal & ltmask);
+				if (lane == 0)
+					cnt[c][i * QS_WARPS + warp] = __popc(bal);
+			}
+		}
+		__syncthreads();
+		if (warp == 0)
+		{
+			/* offsets within the step, then the step's places in each run */
+			uint32_t	total[3],
+						start[3];
+
+			for (int c = 0; c < 3; c++)
+			{
+				total[c] = warp_exclusive_scan(cnt[c], lane);
+				start[c] = run[c];
+			}
+			__syncwarp();
+			for (int c = 0; c < 3; c++)
+				cnt[c][lane] += start[c];
+			if (lane == 0)
+				for (int c = 0; c < 3; c++)
+					run[c] = start[c] + total[c];
+		}
+		__syncthreads();
+#pragma unroll
+		for (int i = 0; i < QS_ITEMS; i++)
+			if (side[i] < 3)
+			{
+				uint32_t	pos = cnt[side[i]][i * QS_WARPS + warp] + pre[i];
+
+				kd[pos] = k[i];
+				vd[pos] = v[i];
+			}
+		__syncthreads();
+	}
+}
+
 /* Phase two: one block sorts one sequence into buffer 1. */
 template <typename K>
 __global__ void __launch_bounds__(QS_THREADS)
@@ -158,64 +230,7 @@ qs_phase_two_kernel(const qs_leaf *leaves, K *k0, uint32_t *v0, K *k1, uint32_t 
 		__syncthreads();
 
 		/* three-way scatter into the other buffer, a step at a time */
-		for (uint32_t step = s; step < e; step += QS_STEP)
-		{
-			K			k[QS_ITEMS];
-			uint32_t	v[QS_ITEMS],
-						pre[QS_ITEMS];
-			int			side[QS_ITEMS];
-
-	#pragma unroll
-			for (int i = 0; i < QS_ITEMS; i++)
-			{
-				uint32_t	idx = step + i * QS_THREADS + t;
-				bool		in = idx < e;
-
-				k[i] = in ? ks[idx] : (K) 0;
-				v[i] = in ? vs[idx] : 0;
-				side[i] = !in ? 3 : k[i] < pivot ? 0 : k[i] == pivot ? 1 : 2;
-	#pragma unroll
-				for (int c = 0; c < 3; c++)
-				{
-					uint32_t	bal = __ballot_sync(0xffffffffu, side[i] == c);
-
-					if (side[i] == c)
-						pre[i] = __popc(bal & ltmask);
-					if (lane == 0)
-						cnt[c][i * QS_WARPS + warp] = __popc(bal);
-				}
-			}
-			__syncthreads();
-			if (warp == 0)
-			{
-				/* offsets within the step, then the step's places in each run */
-				uint32_t	total[3],
-							start[3];
-
-				for (int c = 0; c < 3; c++)
-				{
-					total[c] = warp_exclusive_scan(cnt[c], lane);
-					start[c] = run[c];
-				}
-				__syncwarp();
-				for (int c = 0; c < 3; c++)
-					cnt[c][lane] += start[c];
-				if (lane == 0)
-					for (int c = 0; c < 3; c++)
-						run[c] = start[c] + total[c];
-			}
-			__syncthreads();
-	#pragma unroll
-			for (int i = 0; i < QS_ITEMS; i++)
-				if (side[i] < 3)
-				{
-					uint32_t	pos = cnt[side[i]][i * QS_WARPS + warp] + pre[i];
-
-					kd[pos] = k[i];
-					vd[pos] = v[i];
-				}
-			__syncthreads();
-		}
+		qs_two_scatter<K>(ks, vs, kd, vd, s, e, pivot, cnt, run, t, lane, warp, ltmask);
 
 		const uint32_t nl = tot[0],
 					ne = tot[1],

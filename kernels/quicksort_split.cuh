@@ -495,6 +495,89 @@ qs_split_offsets_kernel(const qs_split_seq *seqs, const qs_split_task *tasks,
 }
 
 /*
+ * A split scatter step's buckets from its warps' counts (wc, [warp][bucket]):
+ * each warp's first place of a bucket in the step, in wc, and the step's
+ * offset of each bucket (off: its place less its first slot) from the
+ * task's next place in it (base, moved past the step's pairs).
+ */
+template <typename SH>
+static __device__ __forceinline__ void
+qs_split_bucket_starts(uint16_t *wc, uint32_t (&wsum)[SH::WARPS], uint32_t (&base)[QS_SPLIT_BINS],
+					   uint32_t (&off)[QS_SPLIT_BINS], int nb, int t)
+{
+	constexpr int WARPS = SH::WARPS;
+	constexpr int BPT = SH::BINS_PER_THREAD;	/* buckets a thread scans */
+	uint32_t	cnt[BPT],
+				tsum = 0;
+
+#pragma unroll
+	for (int b = 0; b < BPT; b++)
+	{
+		const int	dg = t * BPT + b;
+		uint32_t	run = 0;
+
+#pragma unroll
+		for (int w = 0; w < WARPS; w++)
+			run += dg < QS_SPLIT_BINS ? wc[w * QS_SPLIT_BINS + dg] : 0;
+		cnt[b] = run;
+		tsum += run;
+	}
+	{
+		uint32_t	all;
+		uint32_t	run = block_exclusive_scan<WARPS>(tsum, wsum, &all);
+
+#pragma unroll
+		for (int b = 0; b < BPT; b++)
+		{
+			const int	dg = t * BPT + b;
+
+			if (dg < QS_SPLIT_BINS)
+				warp_digit_starts<WARPS, QS_SPLIT_BINS>(wc, dg, run);
+			if (dg < nb)
+			{
+				off[dg] = base[dg] - run;
+				base[dg] += cnt[b];
+			}
+			run += cnt[b];
+		}
+	}
+}
+
+/*
+ * A split scatter step's pairs into shared memory in bucket order: each
+ * pair's slot from its rank in the warp's bucket (r: rank | bucket << 16,
+ * then slot | bucket << 16) and the warp's first place of the bucket
+ * (wc), then keys, staged payloads and buckets into sk, sv and sb.
+ */
+template <typename K, typename SH>
+static __device__ __forceinline__ void
+qs_split_stage_step(uint32_t (&r)[SH::ITEMS], const K (&key)[SH::ITEMS], const uint16_t *wc,
+					K *sk, uint32_t *sv, uint16_t *sb, const uint32_t *staged, uint32_t slice,
+					int warp)
+{
+	constexpr int ITEMS = SH::ITEMS;
+
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		const uint32_t d = r[i] >> 16;
+
+		r[i] = ((r[i] & 0xffffu) + wc[warp * QS_SPLIT_BINS + d]) | (d << 16);
+	}
+	copy_async_wait_all();
+	__syncthreads();		/* the counters and match words are read: keys and payloads next */
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		const uint32_t slot = r[i] & 0xffffu;
+
+		sk[slot] = key[i];
+		sv[slot] = staged[slice + i * 32];
+		sb[slot] = (uint16_t) (r[i] >> 16);
+	}
+}
+
+/*
  * Every pair of each task into its bucket, from ks/vs to kd/vd, a step at
  * a time, as a onesweep radix pass moves a tile (its bucket ids, from the
  * count, standing for digits): each warp ranks its slice of the step with
@@ -529,7 +612,6 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 	constexpr int WARPS = SH::WARPS;
 	constexpr int ITEMS = SH::ITEMS;
 	constexpr int STEP = SH::STEP;
-	constexpr int BPT = SH::BINS_PER_THREAD;	/* buckets a thread scans */
 	__shared__ uint32_t base[QS_SPLIT_BINS],	/* the task's next place in each bucket */
 				off[QS_SPLIT_BINS],	/* the step's: a bucket's first place less its first slot */
 				wsum[WARPS];
@@ -600,61 +682,11 @@ qs_split_scatter_kernel(const qs_split_task *tasks, const qs_split_seq *seqs,
 		__syncthreads();
 
 		/* each bucket's pairs in the step, and the warps' places in it */
-		uint32_t	cnt[BPT],
-					tsum = 0;
-
-#pragma unroll
-		for (int b = 0; b < BPT; b++)
-		{
-			const int	dg = t * BPT + b;
-			uint32_t	run = 0;
-
-#pragma unroll
-			for (int w = 0; w < WARPS; w++)
-				run += dg < QS_SPLIT_BINS ? wc[w * QS_SPLIT_BINS + dg] : 0;
-			cnt[b] = run;
-			tsum += run;
-		}
-		{
-			uint32_t	all;
-			uint32_t	run = block_exclusive_scan<WARPS>(tsum, wsum, &all);
-
-#pragma unroll
-			for (int b = 0; b < BPT; b++)
-			{
-				const int	dg = t * BPT + b;
-
-				if (dg < QS_SPLIT_BINS)
-					warp_digit_starts<WARPS, QS_SPLIT_BINS>(wc, dg, run);
-				if (dg < nb)
-				{
-					off[dg] = base[dg] - run;
-					base[dg] += cnt[b];
-				}
-				run += cnt[b];
-			}
-		}
+		qs_split_bucket_starts<SH>(wc, wsum, base, off, nb, t);
 		__syncthreads();
 
-		/* each pair's slot in bucket order */
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-		{
-			const uint32_t d = r[i] >> 16;
-
-			r[i] = ((r[i] & 0xffffu) + wc[warp * QS_SPLIT_BINS + d]) | (d << 16);
-		}
-		copy_async_wait_all();
-		__syncthreads();		/* the counters and match words are read: keys and payloads next */
-#pragma unroll
-		for (int i = 0; i < ITEMS; i++)
-		{
-			const uint32_t slot = r[i] & 0xffffu;
-
-			sk[slot] = key[i];
-			sv[slot] = staged[slice + i * 32];
-			sb[slot] = (uint16_t) (r[i] >> 16);
-		}
+		/* each pair's slot in bucket order; the pairs there in shared memory */
+		qs_split_stage_step<K, SH>(r, key, wc, sk, sv, sb, staged, slice, warp);
 		__syncthreads();
 
 		/*

@@ -175,6 +175,122 @@ tile_out_apart(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 }
 
 /*
+ * The records' last pass (tile_out_packed, ONESWEEP_IO_FROM_RECORDS): each
+ * record's key and row position, from its place and the epochs' tables
+ * (onesweep_records), as the halves of its pair in digit order.
+ */
+template <typename P, typename K, bool FULL>
+static __device__ __forceinline__ void
+tile_stage_from_records(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
+						const tile_places<P::ITEMS, true> &r, uint32_t *halves, size_t tile_base,
+						uint32_t slice, uint32_t valid, K kmin, const onesweep_records &rec)
+{
+	constexpr int ITEMS = P::ITEMS;
+
+	/* each record's key and row position, from its place (onesweep_records) */
+	const uint32_t idx_mask = (1u << rec.idx_bits) - 1;
+	const uint32_t epoch_rows = rec.epoch_tiles * (uint32_t) P::TILE;
+	/* the tile's entries (onesweep_kernel): in block_start, or where they lie (more than BINS) */
+	const uint32_t rtable_k0 = sh.misc[ONESWEEP_MISC_RECORDS];
+	const uint32_t rtable_m = sh.misc[ONESWEEP_MISC_RECORDS + 1];
+	const uint32_t *rtable = rtable_m <= (uint32_t) P::BINS ? sh.block_start
+		: rec.table + rtable_k0;
+	/* this lane's places rise with i: the first found, the rest walked to */
+	uint32_t	at = records_find(rtable, rtable_m, (uint32_t) (tile_base + slice));
+
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		const uint32_t idx = slice + i * 32;
+		uint32_t	key = 0,
+					row = 0;
+
+		if (FULL || idx < valid)
+		{
+			const uint32_t p = (uint32_t) (tile_base + idx);
+
+			while (at + 1 < rtable_m && rtable[at + 1] <= p)
+				at++;
+
+			const uint32_t e = rtable_k0 + at;
+
+			key = (uint32_t) kmin +
+				((((uint32_t) k[i] >> rec.idx_bits) << rec.low_bits) | (e >> rec.e2_log));
+			row = (e & ((1u << rec.e2_log) - 1)) * epoch_rows + ((uint32_t) k[i] & idx_mask);
+		}
+		halves[2 * r[i] + 1] = key;
+		halves[2 * r[i]] = row;
+	}
+}
+
+/*
+ * The records' first pass (tile_out_packed, ONESWEEP_IO_TO_RECORDS): each
+ * key (key - kmin, its place in phi and its word) over its record, as one
+ * 64-bit pair in digit order.
+ */
+template <typename P, typename K>
+static __device__ __forceinline__ void
+tile_stage_to_records(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
+					  const uint32_t (&phi)[records_place_words<P::ITEMS>()], uint64_t *items,
+					  uint32_t slice, const onesweep_records &rec)
+{
+	constexpr int ITEMS = P::ITEMS;
+
+	/*
+	 * the key (its digit finds the place) over the record (onesweep_records:
+	 * high digits over the row in its epoch), one 64-bit store a pair
+	 */
+	const uint32_t row0 = sh.misc[ONESWEEP_MISC_RECORDS] + slice;
+
+#pragma unroll
+	for (int i = 0; i < ITEMS; i++)
+	{
+		const uint32_t rel = (uint32_t) k[i] & RECORDS_REL_MASK;	/* key - kmin */
+
+		reinterpret_cast<uint2 *>(items)[records_place<ITEMS>(k[i], phi, i)] =
+			make_uint2(((rel >> rec.low_bits) << rec.idx_bits) | (row0 + i * 32), rel);
+	}
+}
+
+/*
+ * A packed tile's pairs (items, in digit order) out to their global places
+ * (digit_base), consecutive threads writing consecutive places of a
+ * digit's run: as records' words, packed pairs, or keys and payloads apart.
+ */
+template <typename P, typename K, bool FULL, int IO>
+static __device__ __forceinline__ void
+tile_write_packed(const onesweep_shared<P, K> &sh, const uint64_t *items, K *__restrict__ keys_out,
+				  uint32_t *__restrict__ vals_out, uint32_t valid, K kmin, int shift, uint32_t mask)
+{
+	constexpr int ITEMS = P::ITEMS;
+	constexpr int THREADS = P::THREADS;
+	const int	t = threadIdx.x;
+
+#pragma unroll
+	for (int s = 0; s < ITEMS; s++)
+	{
+		const uint32_t j = s * THREADS + t;
+
+		if (FULL || j < valid)
+		{
+			const uint64_t it = items[j];
+			/* (the records' first pass staged key - kmin, its kmin here 0) */
+			const uint32_t to = sh.digit_base[digit_of((K) (it >> 32), kmin, shift, mask)] + j;
+
+			if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
+				reinterpret_cast<uint32_t *>(keys_out)[to] = (uint32_t) it;
+			else if constexpr (onesweep_io_packed_out(IO))
+				reinterpret_cast<uint64_t *>(keys_out)[to] = it;
+			else
+			{
+				keys_out[to] = (K) (it >> 32);
+				vals_out[to] = (uint32_t) it;
+			}
+		}
+	}
+}
+
+/*
  * The same for packed pairs (IO, onesweep_io: 32-bit keys): each pair as
  * one 64-bit word over the tile's keys' and payloads' regions; where they
  * come in packed, pv holds the payloads (onesweep_holds_payloads) or they
@@ -194,10 +310,8 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 				const onesweep_records &rec, uint32_t tile)
 {
 	constexpr int ITEMS = P::ITEMS;
-	constexpr int THREADS = P::THREADS;
 	constexpr bool IN_PACKED = onesweep_io_packed_in(IO);
 	constexpr bool HOLD = onesweep_held_payloads<P, IO>() > 1;
-	const int	t = threadIdx.x;
 
 	static_assert(sizeof(K) == 4, "packed pairs: 32-bit keys");
 	static_assert(onesweep_keys_bytes<P, K>() + onesweep_vals_bytes<P>() >=
@@ -224,59 +338,10 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 		const uint32_t *halves_in = reinterpret_cast<const uint32_t *>(keys_in);
 
 		if constexpr (IO == ONESWEEP_IO_FROM_RECORDS)
-		{
-			/* each record's key and row position, from its place (onesweep_records) */
-			const uint32_t idx_mask = (1u << rec.idx_bits) - 1;
-			const uint32_t epoch_rows = rec.epoch_tiles * (uint32_t) P::TILE;
-			/* the tile's entries (onesweep_kernel): in block_start, or where they lie (more than BINS) */
-			const uint32_t rtable_k0 = sh.misc[ONESWEEP_MISC_RECORDS];
-			const uint32_t rtable_m = sh.misc[ONESWEEP_MISC_RECORDS + 1];
-			const uint32_t *rtable = rtable_m <= (uint32_t) P::BINS ? sh.block_start
-				: rec.table + rtable_k0;
-			/* this lane's places rise with i: the first found, the rest walked to */
-			uint32_t	at = records_find(rtable, rtable_m, (uint32_t) (tile_base + slice));
-
-#pragma unroll
-			for (int i = 0; i < ITEMS; i++)
-			{
-				const uint32_t idx = slice + i * 32;
-				uint32_t	key = 0,
-							row = 0;
-
-				if (FULL || idx < valid)
-				{
-					const uint32_t p = (uint32_t) (tile_base + idx);
-
-					while (at + 1 < rtable_m && rtable[at + 1] <= p)
-						at++;
-
-					const uint32_t e = rtable_k0 + at;
-
-					key = (uint32_t) kmin +
-						((((uint32_t) k[i] >> rec.idx_bits) << rec.low_bits) | (e >> rec.e2_log));
-					row = (e & ((1u << rec.e2_log) - 1)) * epoch_rows + ((uint32_t) k[i] & idx_mask);
-				}
-				halves[2 * r[i] + 1] = key;
-				halves[2 * r[i]] = row;
-			}
-		}
+			tile_stage_from_records<P, K, FULL>(sh, k, r, halves, tile_base, slice, valid, kmin,
+												rec);
 		else if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
-		{
-			/*
-			 * the key (its digit finds the place) over the record (onesweep_records:
-			 * high digits over the row in its epoch), one 64-bit store a pair
-			 */
-			const uint32_t row0 = sh.misc[ONESWEEP_MISC_RECORDS] + slice;
-
-#pragma unroll
-			for (int i = 0; i < ITEMS; i++)
-			{
-				const uint32_t rel = (uint32_t) k[i] & RECORDS_REL_MASK;	/* key - kmin */
-
-				reinterpret_cast<uint2 *>(items)[records_place<ITEMS>(k[i], phi, i)] =
-					make_uint2(((rel >> rec.low_bits) << rec.idx_bits) | (row0 + i * 32), rel);
-			}
-		}
+			tile_stage_to_records<P, K>(sh, k, phi, items, slice, rec);
 		else
 		{
 #pragma unroll
@@ -297,28 +362,7 @@ tile_out_packed(const onesweep_shared<P, K> &sh, const K (&k)[P::ITEMS],
 		}
 	}
 	__syncthreads();
-#pragma unroll
-	for (int s = 0; s < ITEMS; s++)
-	{
-		const uint32_t j = s * THREADS + t;
-
-		if (FULL || j < valid)
-		{
-			const uint64_t it = items[j];
-			/* (the records' first pass staged key - kmin, its kmin here 0) */
-			const uint32_t to = sh.digit_base[digit_of((K) (it >> 32), kmin, shift, mask)] + j;
-
-			if constexpr (IO == ONESWEEP_IO_TO_RECORDS)
-				reinterpret_cast<uint32_t *>(keys_out)[to] = (uint32_t) it;
-			else if constexpr (onesweep_io_packed_out(IO))
-				reinterpret_cast<uint64_t *>(keys_out)[to] = it;
-			else
-			{
-				keys_out[to] = (K) (it >> 32);
-				vals_out[to] = (uint32_t) it;
-			}
-		}
-	}
+	tile_write_packed<P, K, FULL, IO>(sh, items, keys_out, vals_out, valid, kmin, shift, mask);
 }
 
 #endif
