@@ -426,7 +426,8 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				reason = "more rows than 32-bit row positions hold";
 			else if (!grow_rows(state, kw, n, n + m, cap, key_bytes))
 				reason = "out of memory for sort keys";
-			else if (!v.columnar && !tuple_store_reserve(&state->store, n + m))
+			/* as large as the key words (grow_rows doubles them): no copy per chunk */
+			else if (!v.columnar && !tuple_store_reserve(&state->store, Max(n + m, *cap)))
 				reason = "out of memory for rows";
 			else
 			{

@@ -42,9 +42,17 @@
 #include "sort_keys.h"
 #include "tuple_store.h"
 
-/* rows per chunk, and bytes of tuple data per chunk (tuples) */
+/*
+ * Rows per chunk, and the most bytes of tuple data a chunk has room for
+ * (tuples).  After its first chunk a worker sizes the data of the next by
+ * the rows it has stored (a tenth more than CHUNK_ROWS of their mean size,
+ * at least CHUNK_DATA_MIN), so that narrow rows do not leave most of each
+ * chunk empty: the chunks count against gpusort.max_memory until the
+ * GpuSort ends.
+ */
 #define CHUNK_ROWS 16384
 #define CHUNK_DATA ((Size) 2 * 1024 * 1024)
+#define CHUNK_DATA_MIN ((Size) 64 * 1024)
 
 /* The part of the area every participant sees. */
 typedef struct FillShared
@@ -369,6 +377,8 @@ typedef struct FillState
 	ChunkLayout layout;
 	dsa_pointer chunk_ptr;
 	FillChunk  *chunk;
+	uint64		rows_stored;	/* tuples: rows and tuple bytes in published chunks */
+	uint64		data_stored;
 } FillState;
 
 static Node *fill_create_state(CustomScan *cscan);
@@ -530,6 +540,8 @@ publish_chunk(FillState *fs)
 	}
 	else
 	{
+		fs->rows_stored += fs->chunk->nrows;
+		fs->data_stored += fs->chunk->data_used;
 		SpinLockAcquire(&fs->shared->mutex);
 		fs->chunk->next = fs->shared->head;
 		fs->shared->head = fs->chunk_ptr;
@@ -543,9 +555,18 @@ publish_chunk(FillState *fs)
 static bool
 new_chunk(FillState *fs)
 {
-	Size		bytes = fs->layout.total;
+	Size		data_cap = CHUNK_DATA;
+	Size		bytes;
 
 	publish_chunk(fs);
+	if (fs->columnar)
+		data_cap = 0;
+	else if (fs->rows_stored > 0)
+		data_cap = Min(CHUNK_DATA,
+					   Max(CHUNK_DATA_MIN,
+						   MAXALIGN(fs->data_stored / fs->rows_stored * CHUNK_ROWS * 11 / 10)));
+	/* the tuple data is the chunk's last array */
+	bytes = fs->layout.total - (fs->columnar ? 0 : CHUNK_DATA) + data_cap;
 	if (pg_atomic_fetch_add_u64(&fs->shared->used, bytes) + bytes > fs->shared->limit)
 	{
 		pg_atomic_fetch_sub_u64(&fs->shared->used, bytes);
@@ -563,7 +584,7 @@ new_chunk(FillState *fs)
 	fs->chunk->nrows = 0;
 	fs->chunk->cap = CHUNK_ROWS;
 	fs->chunk->data_used = 0;
-	fs->chunk->data_cap = fs->columnar ? 0 : CHUNK_DATA;
+	fs->chunk->data_cap = data_cap;
 	fs->chunk->columnar = fs->columnar;
 	memset((char *) fs->chunk + fs->layout.has_null, 0, fs->nkeys * sizeof(bool));
 	return true;
