@@ -103,6 +103,18 @@ SELECT finish_line('SELECT * FROM dup ORDER BY longdup DESC');
 SELECT same_result('SELECT * FROM dup ORDER BY b', 'b');
 SELECT same_result('SELECT * FROM dup ORDER BY b DESC, i', 'b, i');
 SELECT same_result('SELECT * FROM dup ORDER BY g, i DESC', 'g, i');
+-- values that end or differ around the bytes the first sort and the finish's
+-- cache hold (8 and 24), many tied
+CREATE TABLE edge AS
+SELECT i, v, convert_to(v, 'UTF8') || CASE WHEN i % 5 = 0 THEN '\x00'::bytea ELSE '' END AS b
+FROM generate_series(1, 40000) i,
+LATERAL (SELECT repeat('p', (i % 6) * 5) || chr(97 + i % 3) ||
+                CASE WHEN i % 7 = 0 THEN '' ELSE repeat('q', i % 11) || (i % 13)::text END AS v) x;
+ANALYZE edge;
+SELECT same_result('SELECT * FROM edge ORDER BY v', 'v');
+SELECT same_result('SELECT * FROM edge ORDER BY v DESC', 'v');
+SELECT same_result('SELECT * FROM edge ORDER BY b', 'b');
+SELECT same_result('SELECT * FROM edge ORDER BY b DESC, i', 'b, i');
 
 -- GROUP BY, DISTINCT, window functions and merge joins on text
 SET enable_hashjoin = off;
@@ -232,6 +244,6 @@ SELECT gpu_sort(ARRAY[1.0, 'NaN', '-Infinity', 0.001, 1.00, NULL, 'Infinity']::n
                 nulls_first => true);
 SELECT gpu_sort('{}'::text[]), gpu_sort(NULL::uuid[]), gpu_sort(ARRAY[NULL, NULL]::text[]);
 
-DROP TABLE s, names, num, misc, dup;
+DROP TABLE s, names, num, misc, dup, edge;
 DROP COLLATION en_libc;
 DROP COLLATION en_icu;

@@ -36,6 +36,12 @@
 /* how far ahead in the sorted order the tie scan prefetches a row's words */
 #define TIE_PREFETCH 16
 
+/* how far ahead the refinement prefetches a tied value */
+#define VALUE_PREFETCH 16
+
+/* Bytes of a BYTES value after the first sort's the finish keeps per tied row. */
+#define CACHE_BYTES 16
+
 /* rows handled between two interrupt checks */
 #define ROWS_PER_CHECK 65536
 
@@ -50,6 +56,15 @@ typedef struct Tied
 	Size		nruns;
 	Size	   *run_start;		/* nruns + 1 entries: run r is [run_start[r], run_start[r + 1]) */
 	Size	   *run_from;		/* BYTES: the byte its values' unsorted bytes start at */
+
+	/*
+	 * BYTES: bytes [cache_from, cache_from + CACHE_BYTES) of each value (zero
+	 * past its end) and its length, copied when the values are fetched in
+	 * row order, so that the refinement reads them in sorted order from
+	 * here instead of at random from the rows.  NULL: none.
+	 */
+	uint8	   *cache;
+	uint32	   *len;
 } Tied;
 
 /* Bytes the finish takes per tied row at most. */
@@ -58,7 +73,7 @@ finish_row_bytes(int nkeys)
 {
 	/* Tied arrays, a run start, and a refinement's words (run + words) and permutation */
 	return 2 * sizeof(uint32) + nkeys * (sizeof(Datum) + sizeof(bool)) + 2 * sizeof(Size) +
-		(2 + REFINE_MAX_WORDS) * sizeof(uint32);
+		CACHE_BYTES + sizeof(uint32) + (2 + REFINE_MAX_WORDS) * sizeof(uint32);
 }
 
 static bool
@@ -70,9 +85,12 @@ rows_equal(const uint32 *const *words, int nwords, uint32 a, uint32 b)
 	return true;
 }
 
-/* Allocate the tied arrays for n entries (and up to n / 2 runs); false if out of memory. */
+/*
+ * Allocate the tied arrays for n entries (and up to n / 2 runs), with a
+ * byte cache or not; false if out of memory.
+ */
 static bool
-tied_alloc(Tied *t, Size n, int nkeys)
+tied_alloc(Tied *t, Size n, int nkeys, bool cache)
 {
 	memset(t, 0, sizeof(*t));
 	t->pos = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
@@ -81,6 +99,13 @@ tied_alloc(Tied *t, Size n, int nkeys)
 	t->isnull = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * nkeys * sizeof(bool));
 	t->run_start = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(Size));
 	t->run_from = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(Size));
+	if (cache)
+	{
+		t->cache = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * CACHE_BYTES);
+		t->len = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
+		if (!t->cache || !t->len)
+			return false;
+	}
 	return t->pos && t->row && t->values && t->isnull && t->run_start && t->run_from;
 }
 
@@ -99,6 +124,10 @@ tied_free(Tied *t)
 		pfree(t->run_start);
 	if (t->run_from)
 		pfree(t->run_from);
+	if (t->cache)
+		pfree(t->cache);
+	if (t->len)
+		pfree(t->len);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -117,6 +146,81 @@ run_end(const uint64 *same, Size n, Size i)
 	while (j < n && bit_set(same, j))
 		j++;
 	return j;
+}
+
+/* Is the first key to finish refined by its bytes (and so cached)? */
+static bool
+refines(const KeyFinish *kf)
+{
+	return kf->first_code == GPUSORT_CODE_BYTES &&
+		kf->first_type != UUIDOID && kf->first_type != INTERVALOID;
+}
+
+/*
+ * The values of the tied rows.  Where many of the n rows tie, they are
+ * fetched in row order -- the order the rows were stored in, so memory is
+ * read forward -- through a map from row to entry; else in sorted order.
+ */
+/* The bytes of the value of entry e (just fetched) that the cache keeps. */
+static void
+cache_value(KeyFinish *kf, Tied *t, Size e)
+{
+	uint8	   *c = t->cache + e * CACHE_BYTES;
+	Size		from = (Size) kf->first_words * 4;
+	uint8		tmp[16];
+	Size		len;
+	void	   *to_free;
+	const uint8 *b;
+
+	memset(c, 0, CACHE_BYTES);
+	t->len[e] = 0;
+	if (t->isnull[e * kf->nkeys])
+		return;
+	b = gpusort_key_bytes(kf->first_type, t->values[e * kf->nkeys], tmp, &len, &to_free);
+	if (len > from)
+		memcpy(c, b + from, Min(len - from, CACHE_BYTES));
+	t->len[e] = (uint32) Min(len, PG_UINT32_MAX);
+	if (to_free)
+		pfree(to_free);
+}
+
+static void
+fetch_tied_values(KeyFinish *kf, Tied *t, Size n)
+{
+	int			nk = kf->nkeys;
+	uint32	   *entry_of = NULL;
+
+	if (t->n >= n / 8 && n * sizeof(uint32) <= kf->max_bytes)
+		entry_of = gpusort_alloc_big(CurrentMemoryContext, n * sizeof(uint32));
+	if (entry_of == NULL)
+	{
+		for (Size e = 0; e < t->n; e++)
+		{
+			kf->fetch(kf->arg, t->row[e], t->values + e * nk, t->isnull + e * nk);
+			if (t->cache)
+				cache_value(kf, t, e);
+			if (e % ROWS_PER_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		return;
+	}
+	memset(entry_of, 0xff, n * sizeof(uint32));
+	for (Size e = 0; e < t->n; e++)
+		entry_of[t->row[e]] = (uint32) e;
+	for (Size r = 0; r < n; r++)
+	{
+		uint32		e = entry_of[r];
+
+		if (e != PG_UINT32_MAX)
+		{
+			kf->fetch(kf->arg, (uint32) r, t->values + (Size) e * nk, t->isnull + (Size) e * nk);
+			if (t->cache)
+				cache_value(kf, t, e);
+		}
+		if (r % ROWS_PER_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(entry_of);
 }
 
 /*
@@ -174,7 +278,7 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		kf->over_budget = true;
 		return false;
 	}
-	if (!tied_alloc(t, count, kf->nkeys))
+	if (!tied_alloc(t, count, kf->nkeys, refines(kf)))
 	{
 		pfree(same);
 		tied_free(t);
@@ -188,21 +292,106 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		{
 			t->run_from[t->nruns] = (Size) kf->first_words * 4;
 			t->run_start[t->nruns++] = t->n;
-			for (Size q = i; q < j; q++)
+			for (Size q = i; q < j; q++, t->n++)
 			{
 				t->pos[t->n] = (uint32) q;
 				t->row[t->n] = perm[q];
-				kf->fetch(kf->arg, perm[q], t->values + t->n * kf->nkeys,
-						  t->isnull + t->n * kf->nkeys);
-				if (++t->n % ROWS_PER_CHECK == 0)
-					CHECK_FOR_INTERRUPTS();
 			}
 		}
 		i = j;
 	}
 	t->run_start[t->nruns] = t->n;
 	pfree(same);
+	fetch_tied_values(kf, t, n);
 	return true;
+}
+
+/*
+ * The tied values are read in sorted order, their memory at random: the
+ * value of the entry VALUE_PREFETCH ahead is prefetched (a varlena key's
+ * header and first bytes).
+ */
+static inline void
+prefetch_value(const KeyFinish *kf, const Tied *t, Size e)
+{
+	if (e < t->n && !t->isnull[e * kf->nkeys])
+		__builtin_prefetch(DatumGetPointer(t->values[e * kf->nkeys]));
+}
+
+/*
+ * Where the bytes of the values of entries [s, e) stop being all the same,
+ * looking from byte `from` (the bytes before are equal) up to `to`:
+ * from the cache where it holds them.  *identical: every value ends there
+ * too (they are the same value).
+ */
+static Size
+shared_end(KeyFinish *kf, Tied *t, Size s, Size e, Size from, bool *identical)
+{
+	int			nk = kf->nkeys;
+	Size		c0 = (Size) kf->first_words * 4;
+	Size		len0 = t->len[s],
+				end = len0;
+
+	*identical = true;
+	for (Size q = s + 1; q < e; q++)
+		*identical = *identical && t->len[q] == len0;
+
+	/* the cached bytes: each value against the first, from `from` */
+	{
+		Size		stop = Min(len0, c0 + CACHE_BYTES);
+		const uint8 *a = t->cache + s * CACHE_BYTES;
+
+		for (Size q = s + 1; q < e; q++)
+		{
+			const uint8 *b = t->cache + q * CACHE_BYTES;
+			Size		qstop = Min(stop, t->len[q]),
+						p = from;
+
+			while (p < qstop && a[p - c0] == b[p - c0])
+				p++;
+			stop = Max(p, from);
+		}
+		if (stop < c0 + CACHE_BYTES)
+		{
+			/* (a value that ends before `from` equals the first: those bytes tied) */
+			*identical = *identical && stop >= len0;
+			return Max(from, stop);
+		}
+		/* every value has all the cached bytes, and they are the same */
+		for (Size q = s; q < e; q++)
+			end = Min(end, t->len[q]);
+	}
+
+	/* all the cached bytes are shared: the rest from the values themselves */
+	{
+		uint8		tmp0[16];
+		Size		l0;
+		void	   *free0;
+		const uint8 *b0 = gpusort_key_bytes(kf->first_type, t->values[s * nk], tmp0, &l0, &free0);
+
+		for (Size q = s + 1; q < e; q++)
+		{
+			uint8		tmp[16];
+			Size		len,
+						p = Max(from, c0 + CACHE_BYTES),
+						qend;
+			void	   *to_free;
+			const uint8 *b;
+
+			prefetch_value(kf, t, q + VALUE_PREFETCH);
+			b = gpusort_key_bytes(kf->first_type, t->values[q * nk], tmp, &len, &to_free);
+			qend = Min(end, len);
+			while (p < qend && b[p] == b0[p])
+				p++;
+			end = Min(end, p);
+			if (to_free)
+				pfree(to_free);
+		}
+		if (free0)
+			pfree(free0);
+	}
+	*identical = *identical && end == len0;
+	return Max(from, end);
 }
 
 /*
@@ -223,43 +412,14 @@ skip_shared_bytes(KeyFinish *kf, Tied *t)
 		Size		s = t->run_start[r],
 					e = t->run_start[r + 1];
 		bool		identical = true;
-		Size		shared_end = 0;
+		Size		from = t->run_from[r];
 
+		/* a run's values all tie on NULL, or none is NULL */
 		if (!t->isnull[s * nk])
-		{
-			uint8		tmp0[16];
-			Size		len0;
-			void	   *free0;
-			const uint8 *b0 = gpusort_key_bytes(kf->first_type, t->values[s * nk], tmp0,
-												&len0, &free0);
-
-			/* a run's values all tie on NULL, or none is NULL */
-			shared_end = len0;
-			for (Size q = s + 1; q < e; q++)
-			{
-				uint8		tmp[16];
-				Size		len;
-				void	   *to_free;
-				const uint8 *b = gpusort_key_bytes(kf->first_type, t->values[q * nk], tmp,
-												   &len, &to_free);
-				Size		end = Min(shared_end, len);
-				/* the bytes before run_from are equal (their words tied) */
-				Size		p = Min(t->run_from[r], end);
-
-				while (p < end && b[p] == b0[p])
-					p++;
-				shared_end = p;
-				identical = identical && len == len0;
-				if (to_free)
-					pfree(to_free);
-			}
-			identical = identical && shared_end == len0;
-			if (free0)
-				pfree(free0);
-		}
+			from = shared_end(kf, t, s, e, from, &identical);
 		if (identical && nk == 1)
 			continue;			/* settled */
-		t->run_from[kept_runs] = Max(t->run_from[r], shared_end);
+		t->run_from[kept_runs] = from;
 		t->run_start[kept_runs++] = out;
 		for (Size q = s; q < e; q++, out++)
 		{
@@ -267,6 +427,8 @@ skip_shared_bytes(KeyFinish *kf, Tied *t)
 			t->row[out] = t->row[q];
 			memmove(t->values + out * nk, t->values + q * nk, nk * sizeof(Datum));
 			memmove(t->isnull + out * nk, t->isnull + q * nk, nk * sizeof(bool));
+			memmove(t->cache + out * CACHE_BYTES, t->cache + q * CACHE_BYTES, CACHE_BYTES);
+			t->len[out] = t->len[q];
 		}
 		if (r % 1024 == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -309,17 +471,28 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 	for (Size r = 0; r < t->nruns; r++)
 		for (Size e = t->run_start[r]; e < t->run_start[r + 1]; e++)
 		{
+			Size		from = t->run_from[r],
+						c0 = (Size) kf->first_words * 4;
+
 			run_of[e] = (uint32) r;
 			if (t->isnull[e * nk])
 				memset(buf, 0, nw * sizeof(uint32));
+			else if (from + (Size) nw * 4 <= c0 + CACHE_BYTES)
+			{
+				/* the bytes are in the cache (zero past the value's end, as the words want) */
+				*more |= gpusort_bytes_words(t->cache + e * CACHE_BYTES,
+											 t->len[e] > c0 ? t->len[e] - c0 : 0,
+											 from - c0, nw, kf->first_descending, buf);
+			}
 			else
 			{
 				uint8		tmp[16];
 				Size		len;
 				void	   *to_free;
-				const uint8 *bytes = gpusort_key_bytes(kf->first_type, t->values[e * nk], tmp,
-													   &len, &to_free);
+				const uint8 *bytes;
 
+				prefetch_value(kf, t, e + VALUE_PREFETCH);
+				bytes = gpusort_key_bytes(kf->first_type, t->values[e * nk], tmp, &len, &to_free);
 				*more |= gpusort_bytes_words(bytes, len, t->run_from[r], nw,
 											 kf->first_descending, buf);
 				if (to_free)
@@ -336,7 +509,7 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 	kf->refine_on_gpu = run.on_gpu;
 
 	/* the rows in their new order, then those still tied */
-	if (!tied_alloc(&next, t->n, nk))
+	if (!tied_alloc(&next, t->n, nk, true))
 	{
 		tied_free(&next);
 		goto out_of_memory;
@@ -361,6 +534,9 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 				next.row[next.n] = t->row[order[q]];
 				memcpy(next.values + next.n * nk, t->values + order[q] * nk, nk * sizeof(Datum));
 				memcpy(next.isnull + next.n * nk, t->isnull + order[q] * nk, nk * sizeof(bool));
+				memcpy(next.cache + next.n * CACHE_BYTES, t->cache + order[q] * CACHE_BYTES,
+					   CACHE_BYTES);
+				next.len[next.n] = t->len[order[q]];
 			}
 		}
 		i = j;
