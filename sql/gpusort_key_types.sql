@@ -115,6 +115,26 @@ SELECT same_result('SELECT * FROM edge ORDER BY v', 'v');
 SELECT same_result('SELECT * FROM edge ORDER BY v DESC', 'v');
 SELECT same_result('SELECT * FROM edge ORDER BY b', 'b');
 SELECT same_result('SELECT * FROM edge ORDER BY b DESC, i', 'b, i');
+-- under budgets from too small to ample (20 to 26 MB for these 150,000
+-- rows) the finish hands the rows to the tuplesort, goes without its byte
+-- cache, or takes it: the same rows each time
+CREATE TABLE wide_tie AS
+SELECT repeat('p', (i % 6) * 5) || chr(97 + i % 3) ||
+       CASE WHEN i % 7 = 0 THEN '' ELSE repeat('q', i % 11) || (i % 1013)::text END AS v
+FROM generate_series(1, 150000) i;
+ANALYZE wide_tie;
+CREATE FUNCTION same_under_budgets(q text, keys text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text; out text := '';
+BEGIN
+  FOR mb IN 20..26 LOOP
+    PERFORM set_config('gpusort.work_mem', mb || 'MB', true);
+    r := same_result(q, keys);
+    out := out || CASE WHEN r LIKE 'same%' THEN 's' ELSE ' ' || mb || ': ' || r END;
+  END LOOP;
+  PERFORM set_config('gpusort.work_mem', '-1', true);
+  RETURN out;
+END $$;
+SELECT same_under_budgets('SELECT v FROM wide_tie ORDER BY v DESC', 'v');
 
 -- GROUP BY, DISTINCT, window functions and merge joins on text
 SET enable_hashjoin = off;
@@ -244,6 +264,6 @@ SELECT gpu_sort(ARRAY[1.0, 'NaN', '-Infinity', 0.001, 1.00, NULL, 'Infinity']::n
                 nulls_first => true);
 SELECT gpu_sort('{}'::text[]), gpu_sort(NULL::uuid[]), gpu_sort(ARRAY[NULL, NULL]::text[]);
 
-DROP TABLE s, names, num, misc, dup, edge;
+DROP TABLE s, names, num, misc, dup, edge, wide_tie;
 DROP COLLATION en_libc;
 DROP COLLATION en_icu;

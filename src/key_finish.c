@@ -54,8 +54,8 @@ typedef struct Tied
 	Datum	   *values;			/* n * nkeys */
 	bool	   *isnull;			/* n * nkeys */
 	Size		nruns;
-	Size	   *run_start;		/* nruns + 1 entries: run r is [run_start[r], run_start[r + 1]) */
-	Size	   *run_from;		/* BYTES: the byte its values' unsorted bytes start at */
+	uint32	   *run_start;		/* nruns + 1 entries: run r is [run_start[r], run_start[r + 1]) */
+	uint32	   *run_from;		/* BYTES: the byte its values' unsorted bytes start at */
 
 	/*
 	 * BYTES: bytes [cache_from, cache_from + CACHE_BYTES) of each value (zero
@@ -67,13 +67,13 @@ typedef struct Tied
 	uint32	   *len;
 } Tied;
 
-/* Bytes the finish takes per tied row at most. */
+/* Bytes the finish takes per tied row at most, with the byte cache or not. */
 static Size
-finish_row_bytes(int nkeys)
+finish_row_bytes(int nkeys, bool cache)
 {
-	/* Tied arrays, a run start, and a refinement's words (run + words) and permutation */
-	return 2 * sizeof(uint32) + nkeys * (sizeof(Datum) + sizeof(bool)) + 2 * sizeof(Size) +
-		CACHE_BYTES + sizeof(uint32) + (2 + REFINE_MAX_WORDS) * sizeof(uint32);
+	/* Tied arrays, (up to half) a run's start and first byte, a refinement's words (run + words) and permutation */
+	return 2 * sizeof(uint32) + nkeys * (sizeof(Datum) + sizeof(bool)) + sizeof(uint32) +
+		(cache ? CACHE_BYTES + sizeof(uint32) : 0) + (2 + REFINE_MAX_WORDS) * sizeof(uint32);
 }
 
 static bool
@@ -97,8 +97,8 @@ tied_alloc(Tied *t, Size n, int nkeys, bool cache)
 	t->row = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
 	t->values = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * nkeys * sizeof(Datum));
 	t->isnull = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * nkeys * sizeof(bool));
-	t->run_start = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(Size));
-	t->run_from = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(Size));
+	t->run_start = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(uint32));
+	t->run_from = gpusort_alloc_big(CurrentMemoryContext, (n / 2 + 2) * sizeof(uint32));
 	if (cache)
 	{
 		t->cache = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * CACHE_BYTES);
@@ -234,6 +234,7 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 	Size		nbytes = ((n + 63) / 64) * sizeof(uint64);
 	uint64	   *same;			/* bit i: the row at position i ties with the one before */
 	Size		count = 0;
+	bool		cache;
 
 	memset(t, 0, sizeof(*t));
 	if (n < 2)
@@ -272,13 +273,15 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		pfree(same);
 		return true;			/* nothing tied */
 	}
-	if (count * finish_row_bytes(kf->nkeys) > kf->max_bytes)
+	/* the byte cache where the budget has room for it */
+	cache = refines(kf) && count * finish_row_bytes(kf->nkeys, true) <= kf->max_bytes;
+	if (count * finish_row_bytes(kf->nkeys, cache) > kf->max_bytes)
 	{
 		pfree(same);
 		kf->over_budget = true;
 		return false;
 	}
-	if (!tied_alloc(t, count, kf->nkeys, refines(kf)))
+	if (!tied_alloc(t, count, kf->nkeys, cache))
 	{
 		pfree(same);
 		tied_free(t);
@@ -290,8 +293,8 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 
 		if (j - i > 1)
 		{
-			t->run_from[t->nruns] = (Size) kf->first_words * 4;
-			t->run_start[t->nruns++] = t->n;
+			t->run_from[t->nruns] = (uint32) kf->first_words * 4;
+			t->run_start[t->nruns++] = (uint32) t->n;
 			for (Size q = i; q < j; q++, t->n++)
 			{
 				t->pos[t->n] = (uint32) q;
@@ -300,7 +303,7 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		}
 		i = j;
 	}
-	t->run_start[t->nruns] = t->n;
+	t->run_start[t->nruns] = (uint32) t->n;
 	pfree(same);
 	fetch_tied_values(kf, t, n);
 	return true;
@@ -319,79 +322,93 @@ prefetch_value(const KeyFinish *kf, const Tied *t, Size e)
 }
 
 /*
- * Where the bytes of the values of entries [s, e) stop being all the same,
- * looking from byte `from` (the bytes before are equal) up to `to`:
- * from the cache where it holds them.  *identical: every value ends there
- * too (they are the same value).
+ * Where the values of entries [s, e) stop being all the same, from the
+ * values themselves: the end of the bytes they share from `from` on (the
+ * bytes before are equal), at most `end`.  *identical: they are the same
+ * value.
+ */
+static Size
+values_shared_end(KeyFinish *kf, Tied *t, Size s, Size e, Size from, Size end,
+				  bool *identical)
+{
+	int			nk = kf->nkeys;
+	uint8		tmp0[16];
+	Size		len0;
+	void	   *free0;
+	const uint8 *b0 = gpusort_key_bytes(kf->first_type, t->values[s * nk], tmp0, &len0, &free0);
+
+	*identical = true;
+	end = Min(end, len0);
+	for (Size q = s + 1; q < e; q++)
+	{
+		uint8		tmp[16];
+		Size		len,
+					p,
+					qend;
+		void	   *to_free;
+		const uint8 *b;
+
+		prefetch_value(kf, t, q + VALUE_PREFETCH);
+		b = gpusort_key_bytes(kf->first_type, t->values[q * nk], tmp, &len, &to_free);
+		*identical = *identical && len == len0;
+		qend = Min(end, len);
+		p = Min(from, qend);
+		while (p < qend && b[p] == b0[p])
+			p++;
+		end = Min(end, p);
+		if (to_free)
+			pfree(to_free);
+	}
+	if (free0)
+		pfree(free0);
+	/* (a value that ends before `from` equals the others: those bytes tied) */
+	*identical = *identical && Max(end, from) >= len0;
+	return Max(from, end);
+}
+
+/*
+ * Where the values of entries [s, e) stop being all the same, looking from
+ * byte `from` on (the bytes before are equal): from the byte cache where
+ * it holds the bytes that differ.  *identical: they are the same value.
  */
 static Size
 shared_end(KeyFinish *kf, Tied *t, Size s, Size e, Size from, bool *identical)
 {
-	int			nk = kf->nkeys;
 	Size		c0 = (Size) kf->first_words * 4;
-	Size		len0 = t->len[s],
-				end = len0;
+	Size		len0,
+				stop,
+				end;
+	const uint8 *a;
 
+	if (t->cache == NULL || from >= c0 + CACHE_BYTES)
+		return values_shared_end(kf, t, s, e, from, SIZE_MAX, identical);
+
+	/* each value's cached bytes against the first's, from `from` */
+	len0 = t->len[s];
+	stop = Min(len0, c0 + CACHE_BYTES);
+	a = t->cache + s * CACHE_BYTES;
 	*identical = true;
 	for (Size q = s + 1; q < e; q++)
+	{
+		const uint8 *b = t->cache + q * CACHE_BYTES;
+		Size		qstop = Min(stop, t->len[q]),
+					p = Min(from, qstop);
+
 		*identical = *identical && t->len[q] == len0;
-
-	/* the cached bytes: each value against the first, from `from` */
-	{
-		Size		stop = Min(len0, c0 + CACHE_BYTES);
-		const uint8 *a = t->cache + s * CACHE_BYTES;
-
-		for (Size q = s + 1; q < e; q++)
-		{
-			const uint8 *b = t->cache + q * CACHE_BYTES;
-			Size		qstop = Min(stop, t->len[q]),
-						p = from;
-
-			while (p < qstop && a[p - c0] == b[p - c0])
-				p++;
-			stop = Max(p, from);
-		}
-		if (stop < c0 + CACHE_BYTES)
-		{
-			/* (a value that ends before `from` equals the first: those bytes tied) */
-			*identical = *identical && stop >= len0;
-			return Max(from, stop);
-		}
-		/* every value has all the cached bytes, and they are the same */
-		for (Size q = s; q < e; q++)
-			end = Min(end, t->len[q]);
+		while (p < qstop && a[p - c0] == b[p - c0])
+			p++;
+		stop = p;
 	}
-
-	/* all the cached bytes are shared: the rest from the values themselves */
+	if (stop < c0 + CACHE_BYTES)
 	{
-		uint8		tmp0[16];
-		Size		l0;
-		void	   *free0;
-		const uint8 *b0 = gpusort_key_bytes(kf->first_type, t->values[s * nk], tmp0, &l0, &free0);
-
-		for (Size q = s + 1; q < e; q++)
-		{
-			uint8		tmp[16];
-			Size		len,
-						p = Max(from, c0 + CACHE_BYTES),
-						qend;
-			void	   *to_free;
-			const uint8 *b;
-
-			prefetch_value(kf, t, q + VALUE_PREFETCH);
-			b = gpusort_key_bytes(kf->first_type, t->values[q * nk], tmp, &len, &to_free);
-			qend = Min(end, len);
-			while (p < qend && b[p] == b0[p])
-				p++;
-			end = Min(end, p);
-			if (to_free)
-				pfree(to_free);
-		}
-		if (free0)
-			pfree(free0);
+		*identical = *identical && Max(stop, from) >= len0;
+		return Max(from, stop);
 	}
-	*identical = *identical && end == len0;
-	return Max(from, end);
+	/* every value has the cached bytes, all the same: the rest from the values */
+	end = len0;
+	for (Size q = s; q < e; q++)
+		end = Min(end, t->len[q]);
+	return values_shared_end(kf, t, s, e, c0 + CACHE_BYTES, end, identical);
 }
 
 /*
@@ -419,22 +436,25 @@ skip_shared_bytes(KeyFinish *kf, Tied *t)
 			from = shared_end(kf, t, s, e, from, &identical);
 		if (identical && nk == 1)
 			continue;			/* settled */
-		t->run_from[kept_runs] = from;
-		t->run_start[kept_runs++] = out;
+		t->run_from[kept_runs] = (uint32) Min(from, PG_UINT32_MAX);
+		t->run_start[kept_runs++] = (uint32) out;
 		for (Size q = s; q < e; q++, out++)
 		{
 			t->pos[out] = t->pos[q];
 			t->row[out] = t->row[q];
 			memmove(t->values + out * nk, t->values + q * nk, nk * sizeof(Datum));
 			memmove(t->isnull + out * nk, t->isnull + q * nk, nk * sizeof(bool));
-			memmove(t->cache + out * CACHE_BYTES, t->cache + q * CACHE_BYTES, CACHE_BYTES);
-			t->len[out] = t->len[q];
+			if (t->cache)
+			{
+				memmove(t->cache + out * CACHE_BYTES, t->cache + q * CACHE_BYTES, CACHE_BYTES);
+				t->len[out] = t->len[q];
+			}
 		}
 		if (r % 1024 == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	t->nruns = kept_runs;
-	t->run_start[kept_runs] = out;
+	t->run_start[kept_runs] = (uint32) out;
 	t->n = out;
 }
 
@@ -477,7 +497,7 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 			run_of[e] = (uint32) r;
 			if (t->isnull[e * nk])
 				memset(buf, 0, nw * sizeof(uint32));
-			else if (from + (Size) nw * 4 <= c0 + CACHE_BYTES)
+			else if (t->cache && from + (Size) nw * 4 <= c0 + CACHE_BYTES)
 			{
 				/* the bytes are in the cache (zero past the value's end, as the words want) */
 				*more |= gpusort_bytes_words(t->cache + e * CACHE_BYTES,
@@ -509,7 +529,7 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 	kf->refine_on_gpu = run.on_gpu;
 
 	/* the rows in their new order, then those still tied */
-	if (!tied_alloc(&next, t->n, nk, true))
+	if (!tied_alloc(&next, t->n, nk, t->cache != NULL))
 	{
 		tied_free(&next);
 		goto out_of_memory;
@@ -526,22 +546,26 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 			j++;
 		if (j - i > 1)
 		{
-			next.run_from[next.nruns] = t->run_from[run_of[order[i]]] + (Size) nw * 4;
-			next.run_start[next.nruns++] = next.n;
+			next.run_from[next.nruns] = (uint32) Min((Size) t->run_from[run_of[order[i]]] + nw * 4,
+													 PG_UINT32_MAX);
+			next.run_start[next.nruns++] = (uint32) next.n;
 			for (Size q = i; q < j; q++, next.n++)
 			{
 				next.pos[next.n] = t->pos[q];
 				next.row[next.n] = t->row[order[q]];
 				memcpy(next.values + next.n * nk, t->values + order[q] * nk, nk * sizeof(Datum));
 				memcpy(next.isnull + next.n * nk, t->isnull + order[q] * nk, nk * sizeof(bool));
-				memcpy(next.cache + next.n * CACHE_BYTES, t->cache + order[q] * CACHE_BYTES,
-					   CACHE_BYTES);
-				next.len[next.n] = t->len[order[q]];
+				if (t->cache)
+				{
+					memcpy(next.cache + next.n * CACHE_BYTES, t->cache + order[q] * CACHE_BYTES,
+						   CACHE_BYTES);
+					next.len[next.n] = t->len[order[q]];
+				}
 			}
 		}
 		i = j;
 	}
-	next.run_start[next.nruns] = next.n;
+	next.run_start[next.nruns] = (uint32) next.n;
 	tied_free(t);
 	*t = next;
 	pfree(order);
