@@ -591,6 +591,20 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 		finish_reorder(state, reorder);
 }
 
+/* Open the shared area the workers store rows in, words per key as kw has them. */
+static void
+open_fill_area(GpuSortState *state, const KeyWords *kw)
+{
+	int		   *nw = palloc(state->nkeys * sizeof(int));
+
+	for (int k = 0; k < state->nkeys; k++)
+		nw[k] = kw[k].nw;
+	state->fill = fill_area_open(state->css.ss.ps.state->es_query_cxt, state->nkeys, nw,
+								 state->slot->tts_tupleDescriptor, state->columnar,
+								 state->limit_bytes);
+	pfree(nw);
+}
+
 /*
  * Read every row of the child (and the rows the parallel workers stored),
  * then sort them: the top-k heap, the sort engine, or the tuplesort.
@@ -627,16 +641,7 @@ node_sort_input(GpuSortState *state)
 
 	/* the area the Gather's workers store their rows in (parallel_fill.c) */
 	if (state->has_fill && !topk)
-	{
-		int		   *nw = palloc(state->nkeys * sizeof(int));
-
-		for (int k = 0; k < state->nkeys; k++)
-			nw[k] = kw[k].nw;
-		state->fill = fill_area_open(state->css.ss.ps.state->es_query_cxt, state->nkeys,
-									 nw, state->slot->tts_tupleDescriptor,
-									 state->columnar, state->limit_bytes);
-		pfree(nw);
-	}
+		open_fill_area(state, kw);
 
 	for (;;)
 	{
