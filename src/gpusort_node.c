@@ -145,16 +145,12 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	/* abbreviated keys' sort support lives as long as the node */
 	state->abbrev = palloc0(state->nkeys * sizeof(SortSupportData));
 	for (int k = 0; k < state->nkeys; k++)
-		if (state->codes[k] == GPUSORT_CODE_ABBREV)
-		{
-			GpuSortKeySpec key = {state->types[k], state->sortops[k], state->collations[k],
-			state->nulls_first[k]};
+	{
+		GpuSortKeySpec key = {state->types[k], state->sortops[k], state->collations[k],
+		state->nulls_first[k]};
 
-			gpusort_key_sort_support(&key, true, &state->abbrev[k]);
-			/* none now (it was there at plan time): the CPU orders by the key */
-			if (state->abbrev[k].abbrev_converter == NULL)
-				state->codes[k] = GPUSORT_CODE_NONE;
-		}
+		gpusort_settle_abbrev(&key, &state->codes[k], &state->abbrev[k]);
+	}
 	state->cur = -1;
 	{
 		Plan	   *outer = outerPlan(node->ss.ps.plan);

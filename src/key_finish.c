@@ -109,6 +109,23 @@ tied_alloc(Tied *t, Size n, int nkeys, bool cache)
 	return t->pos && t->row && t->values && t->isnull && t->run_start && t->run_from;
 }
 
+/*
+ * Entry `from` of src as entry `to` of dst: its row, values and cached
+ * bytes (dst may be src, to <= from).  The position is the caller's.
+ */
+static inline void
+copy_entry(Tied *dst, Size to, const Tied *src, Size from, int nkeys)
+{
+	dst->row[to] = src->row[from];
+	memmove(dst->values + to * nkeys, src->values + from * nkeys, nkeys * sizeof(Datum));
+	memmove(dst->isnull + to * nkeys, src->isnull + from * nkeys, nkeys * sizeof(bool));
+	if (src->cache)
+	{
+		memmove(dst->cache + to * CACHE_BYTES, src->cache + from * CACHE_BYTES, CACHE_BYTES);
+		dst->len[to] = src->len[from];
+	}
+}
+
 static void
 tied_free(Tied *t)
 {
@@ -156,11 +173,6 @@ refines(const KeyFinish *kf)
 		kf->first_type != UUIDOID && kf->first_type != INTERVALOID;
 }
 
-/*
- * The values of the tied rows.  Where many of the n rows tie, they are
- * fetched in row order -- the order the rows were stored in, so memory is
- * read forward -- through a map from row to entry; else in sorted order.
- */
 /* The bytes of the value of entry e (just fetched) that the cache keeps. */
 static void
 cache_value(KeyFinish *kf, Tied *t, Size e)
@@ -184,6 +196,11 @@ cache_value(KeyFinish *kf, Tied *t, Size e)
 		pfree(to_free);
 }
 
+/*
+ * The values of the tied rows.  Where many of the n rows tie, they are
+ * fetched in row order -- the order the rows were stored in, so memory is
+ * read forward -- through a map from row to entry; else in sorted order.
+ */
 static void
 fetch_tied_values(KeyFinish *kf, Tied *t, Size n)
 {
@@ -441,14 +458,7 @@ skip_shared_bytes(KeyFinish *kf, Tied *t)
 		for (Size q = s; q < e; q++, out++)
 		{
 			t->pos[out] = t->pos[q];
-			t->row[out] = t->row[q];
-			memmove(t->values + out * nk, t->values + q * nk, nk * sizeof(Datum));
-			memmove(t->isnull + out * nk, t->isnull + q * nk, nk * sizeof(bool));
-			if (t->cache)
-			{
-				memmove(t->cache + out * CACHE_BYTES, t->cache + q * CACHE_BYTES, CACHE_BYTES);
-				t->len[out] = t->len[q];
-			}
+			copy_entry(t, out, t, q, nk);
 		}
 		if (r % 1024 == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -472,6 +482,7 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 	uint32	   *cols[1 + REFINE_MAX_WORDS];
 	uint32	   *order;
 	uint32	   *run_of;			/* entry -> its run */
+	Size		c0 = (Size) kf->first_words * 4;	/* where the byte cache starts */
 	uint32	   *buf;
 	Tied		next;
 	GpuSortRun	run;
@@ -491,8 +502,7 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 	for (Size r = 0; r < t->nruns; r++)
 		for (Size e = t->run_start[r]; e < t->run_start[r + 1]; e++)
 		{
-			Size		from = t->run_from[r],
-						c0 = (Size) kf->first_words * 4;
+			Size		from = t->run_from[r];
 
 			run_of[e] = (uint32) r;
 			if (t->isnull[e * nk])
@@ -513,8 +523,7 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 
 				prefetch_value(kf, t, e + VALUE_PREFETCH);
 				bytes = gpusort_key_bytes(kf->first_type, t->values[e * nk], tmp, &len, &to_free);
-				*more |= gpusort_bytes_words(bytes, len, t->run_from[r], nw,
-											 kf->first_descending, buf);
+				*more |= gpusort_bytes_words(bytes, len, from, nw, kf->first_descending, buf);
 				if (to_free)
 					pfree(to_free);
 			}
@@ -551,16 +560,9 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 			next.run_start[next.nruns++] = (uint32) next.n;
 			for (Size q = i; q < j; q++, next.n++)
 			{
+				/* the positions stay, the entries come in their new order */
 				next.pos[next.n] = t->pos[q];
-				next.row[next.n] = t->row[order[q]];
-				memcpy(next.values + next.n * nk, t->values + order[q] * nk, nk * sizeof(Datum));
-				memcpy(next.isnull + next.n * nk, t->isnull + order[q] * nk, nk * sizeof(bool));
-				if (t->cache)
-				{
-					memcpy(next.cache + next.n * CACHE_BYTES, t->cache + order[q] * CACHE_BYTES,
-						   CACHE_BYTES);
-					next.len[next.n] = t->len[order[q]];
-				}
+				copy_entry(&next, next.n, t, order[q], nk);
 			}
 		}
 		i = j;
@@ -679,8 +681,7 @@ gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size 
 	if (!gather_tied(kf, words, nwords, n, perm, Min(m, n), &t))
 		return false;
 
-	if (kf->first_code == GPUSORT_CODE_BYTES &&
-		kf->first_type != UUIDOID && kf->first_type != INTERVALOID)
+	if (refines(kf))
 	{
 		int			nw = 2;
 		bool		more = true;

@@ -758,12 +758,7 @@ fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	fs->abbrev = palloc0(fs->nkeys * sizeof(SortSupportData));
 	for (int k = 0; k < fs->nkeys; k++)
 	{
-		if (fs->codes[k] == GPUSORT_CODE_ABBREV)
-		{
-			gpusort_key_sort_support(&fs->keys[k], true, &fs->abbrev[k]);
-			if (fs->abbrev[k].abbrev_converter == NULL)
-				fs->codes[k] = GPUSORT_CODE_NONE;
-		}
+		gpusort_settle_abbrev(&fs->keys[k], &fs->codes[k], &fs->abbrev[k]);
 		fs->nw[k] = gpusort_code_words(fs->codes[k], fs->keys[k].type);
 	}
 	layout_chunk(&fs->layout, fs->nkeys, fs->nw,

@@ -142,6 +142,16 @@ gpusort_key_sort_support(const GpuSortKeySpec *key, bool abbreviate, SortSupport
 	PrepareSortSupportFromOrderingOp(key->sortop, ssup);
 }
 
+void
+gpusort_settle_abbrev(const GpuSortKeySpec *key, GpuSortKeyCode *code, SortSupport ssup)
+{
+	if (*code != GPUSORT_CODE_ABBREV)
+		return;
+	gpusort_key_sort_support(key, true, ssup);
+	if (ssup->abbrev_converter == NULL)
+		*code = GPUSORT_CODE_NONE;
+}
+
 /* Does the key have an abbreviated key whose order gpusort_abbrev_code knows? */
 static bool
 has_known_abbreviation(const GpuSortKeySpec *key, Oid opfamily)

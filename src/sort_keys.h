@@ -84,6 +84,15 @@ extern void gpusort_key_sort_support(const GpuSortKeySpec *key, bool abbreviate,
 									 SortSupport ssup);
 
 /*
+ * The abbreviated sort support of an ABBREV key, made at execution: where
+ * it has no abbreviation now (there was one at plan time), *code becomes
+ * NONE and the CPU orders by the key.  The GpuSort and its parallel
+ * workers both settle their codes this way, so that their words agree.
+ */
+extern void gpusort_settle_abbrev(const GpuSortKeySpec *key, GpuSortKeyCode *code,
+								  SortSupport ssup);
+
+/*
  * A BYTES key's value as the bytes it sorts by: *len bytes at the result.
  * buf (16 bytes) holds them for types encoded on the fly; *to_free is set
  * to a detoasted copy to pfree, or NULL.
