@@ -146,6 +146,14 @@ gpusort_status gpusort_job_download(gpusort_job *job, uint32_t *perm,
 									uint32_t *keys);
 
 /*
+ * After a sort: which rows of the sorted order have the same key words as
+ * the row before.  bits, (n + 31) / 32 entries, receives bit i % 32 of
+ * bits[i / 32] set where the row at position i ties with the one at i - 1
+ * (bit 0 and the bits past n clear).  Counts as from-device time.
+ */
+gpusort_status gpusort_job_download_ties(gpusort_job *job, uint32_t *bits);
+
+/*
  * After a sort: put the first m rows' data into sorted order through the
  * device (row data goes up, is gathered there, and comes back in order):
  * gpusort_job_permute_fixed: in holds n elements of elem_size bytes (1,

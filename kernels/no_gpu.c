@@ -102,6 +102,14 @@ gpusort_job_download(gpusort_job *job, uint32_t *perm, uint32_t *keys)
 }
 
 gpusort_status
+gpusort_job_download_ties(gpusort_job *job, uint32_t *bits)
+{
+	(void) job;
+	(void) bits;
+	return GPUSORT_ERR_NO_DEVICE;
+}
+
+gpusort_status
 gpusort_job_permute_fixed(gpusort_job *job, const void *in, void *out, size_t elem_size,
 						  size_t m)
 {

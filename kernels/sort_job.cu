@@ -73,6 +73,39 @@ chunk_keys_kernel(const uint32_t *__restrict__ words, size_t n, int first_word,
 	}
 }
 
+/*
+ * Tie bits of the sorted order: bit i % 32 of bits[i / 32] is set where the
+ * row at position i has the same nwords words (word-major, n rows each) as
+ * the row before.  The rows are perm[i], or i where perm is NULL (words
+ * already in sorted order).  Each warp writes whole 32-bit words, so the
+ * loop runs over n rounded up to 32 (the stride is a multiple of 32).
+ */
+__global__ void
+tie_bits_kernel(const uint32_t *__restrict__ words, size_t n, int nwords,
+				const uint32_t *__restrict__ perm, uint32_t *__restrict__ bits)
+{
+	size_t		padded = (n + 31) / 32 * 32;
+
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < padded;
+		 i += (size_t) gridDim.x * blockDim.x)
+	{
+		bool		same = i > 0 && i < n;
+
+		if (same)
+		{
+			size_t		a = perm ? perm[i - 1] : i - 1,
+						b = perm ? perm[i] : i;
+
+			for (int w = 0; w < nwords && same; w++)
+				same = words[(size_t) w * n + a] == words[(size_t) w * n + b];
+		}
+		unsigned	ballot = __ballot_sync(0xffffffffu, same);
+
+		if ((threadIdx.x & 31) == 0)
+			bits[i / 32] = ballot;
+	}
+}
+
 /* ---- host side -------------------------------------------------------- */
 
 static int
@@ -364,6 +397,32 @@ gpusort_job_download(gpusort_job *job, uint32_t *perm, uint32_t *keys)
 		CUDA_TRY_LAUNCH("permute_fixed_kernel");
 		CUDA_TRY(cudaMemcpy(keys, spare, job->n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
 	}
+	job->timing.from_device_ms += now_ms() - t0;
+	return GPUSORT_OK;
+}
+
+gpusort_status
+gpusort_job_download_ties(gpusort_job *job, uint32_t *bits)
+{
+	double		t0 = now_ms();
+	size_t		nbits = (job->n + 31) / 32;
+	/* the spare key buffer (n words at least) holds them on the device */
+	uint32_t   *d_bits;
+
+	if (job->n == 0)
+		return GPUSORT_OK;
+	if (job->cur < 0)
+		return GPUSORT_ERR_INVALID_ARGUMENT;	/* not sorted yet */
+	d_bits = (uint32_t *) job->d_keys[job->cur ^ 1];
+	/* one word: the sorted keys themselves; more: the words through the permutation */
+	if (job->nwords == 1)
+		tie_bits_kernel<<<grid_for_stride_loop(job->n), BLOCK_THREADS>>>(
+			(const uint32_t *) job->d_keys[job->cur], job->n, 1, NULL, d_bits);
+	else
+		tie_bits_kernel<<<grid_for_stride_loop(job->n), BLOCK_THREADS>>>(
+			job->d_words, job->n, job->nwords, job->d_vals[job->cur], d_bits);
+	CUDA_TRY_LAUNCH("tie_bits_kernel");
+	CUDA_TRY(cudaMemcpy(bits, d_bits, nbits * sizeof(uint32_t), cudaMemcpyDeviceToHost));
 	job->timing.from_device_ms += now_ms() - t0;
 	return GPUSORT_OK;
 }

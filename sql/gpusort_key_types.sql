@@ -67,11 +67,15 @@ SELECT plan_lines('SELECT * FROM s ORDER BY grp, t COLLATE en_libc');
 -- no GPU words at all (libc collations get no abbreviated key): native Sort
 SELECT plan_lines('SELECT * FROM s ORDER BY t COLLATE en_libc');
 
--- EXPLAIN ANALYZE: rows ordered on the CPU, and the refinement sorts that
--- split runs of shared prefixes (16,384 tied rows at least)
+-- EXPLAIN ANALYZE: the bytes the first sort took (8, 16 or 24, as a sample
+-- of the rows needs), rows ordered on the CPU, and the refinement sorts
+-- that split runs of prefixes shared past those bytes (16,384 tied rows at
+-- least)
 CREATE TABLE names AS
 SELECT i, 'customer_' || lpad((i * 7919 % 40000)::text, 9, '0') AS name,
-       repeat('x', 16) || (i % 1000)::text AS tied16
+       repeat('x', 16) || (i % 1000)::text AS tied16,
+       'customer_account_number_' || lpad((i * 7919 % 40000)::text, 9, '0') AS longname,
+       md5(i::text) AS hash
 FROM generate_series(1, 40000) i;
 ANALYZE names;
 CREATE FUNCTION finish_line(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -83,6 +87,11 @@ BEGIN
 END $$;
 SELECT same_result('SELECT * FROM names ORDER BY name', 'name');
 SELECT finish_line('SELECT * FROM names ORDER BY name');
+SELECT same_result('SELECT * FROM names ORDER BY longname', 'longname');
+SELECT finish_line('SELECT * FROM names ORDER BY longname');
+SELECT same_result('SELECT * FROM names ORDER BY longname DESC', 'longname');
+SELECT same_result('SELECT * FROM names ORDER BY hash', 'hash');
+SELECT finish_line('SELECT * FROM names ORDER BY hash');
 SELECT same_result('SELECT * FROM names ORDER BY tied16 DESC, i', 'tied16, i');
 SELECT finish_line('SELECT * FROM names ORDER BY tied16 DESC, i');
 SELECT same_result('SELECT * FROM names ORDER BY name COLLATE en_icu', 'name');
@@ -98,17 +107,19 @@ FROM generate_series(1, 40000) i;
 ANALYZE dup;
 SELECT same_result('SELECT * FROM dup ORDER BY g', 'g');
 SELECT finish_line('SELECT * FROM dup ORDER BY g');
+SELECT same_result('SELECT * FROM dup ORDER BY g DESC', 'g');
+SELECT finish_line('SELECT * FROM dup ORDER BY g DESC');
 SELECT same_result('SELECT * FROM dup ORDER BY longdup DESC', 'longdup');
 SELECT finish_line('SELECT * FROM dup ORDER BY longdup DESC');
 SELECT same_result('SELECT * FROM dup ORDER BY b', 'b');
 SELECT same_result('SELECT * FROM dup ORDER BY b DESC, i', 'b, i');
 SELECT same_result('SELECT * FROM dup ORDER BY g, i DESC', 'g, i');
 -- values that end or differ around the bytes the first sort and the finish's
--- cache hold (8 and 24), many tied
+-- cache hold (8, 16, 24 and 40), many tied
 CREATE TABLE edge AS
 SELECT i, v, convert_to(v, 'UTF8') || CASE WHEN i % 5 = 0 THEN '\x00'::bytea ELSE '' END AS b
 FROM generate_series(1, 40000) i,
-LATERAL (SELECT repeat('p', (i % 6) * 5) || chr(97 + i % 3) ||
+LATERAL (SELECT repeat('p', (i % 10) * 5) || chr(97 + i % 3) ||
                 CASE WHEN i % 7 = 0 THEN '' ELSE repeat('q', i % 11) || (i % 13)::text END AS v) x;
 ANALYZE edge;
 SELECT same_result('SELECT * FROM edge ORDER BY v', 'v');

@@ -112,7 +112,7 @@ sort_array(FunctionCallInfo fcinfo, Oid elemtype)
 	}
 
 	perm = gpusort_alloc_huge(nvalues * sizeof(uint32));
-	if (!gpusort_sort_rows((const uint32 *const *) &codes, 1, nvalues, perm, &run, NULL))
+	if (!gpusort_sort_rows((const uint32 *const *) &codes, 1, nvalues, perm, &run, NULL, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory"),
@@ -228,6 +228,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 	bool	   *sorted_nulls;
 	GpuSortRun	run;
 	KeyFinish	kf;
+	uint32	   *tie_bits = NULL;
 	int			dims[1],
 				lbs[1] = {1};
 
@@ -268,10 +269,22 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 	for (int j = 0; j < nw; j++)
 		cols[j] = gpusort_alloc_huge(Max(nvalues, 1) * sizeof(uint32));
 	encode_elements(&key, code, desc_code, values, nvalues, nw, cols);
+	if (code != GPUSORT_CODE_WHOLE)
+	{
+		/* the sort may take fewer words; the GPU marks the ties */
+		gpusort_finish_setup(&kf, &key, 1, code, desc_code);
+		kf.fetch = fetch_element;
+		kf.arg = values;
+		kf.max_bytes = MaxAllocHugeSize;	/* an array has no budget but memory */
+		nw = gpusort_finish_first_words(&kf, (const uint32 *const *) cols, nw, nvalues);
+		tie_bits = palloc_extended(((Size) nvalues + 31) / 32 * sizeof(uint32) + 1,
+								   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	}
 	if (nw == 0)
 		for (int i = 0; i < nvalues; i++)
 			perm[i] = i;
-	else if (!gpusort_sort_rows((const uint32 *const *) cols, nw, nvalues, perm, &run, NULL))
+	else if (!gpusort_sort_rows((const uint32 *const *) cols, nw, nvalues, perm, &run, NULL,
+								tie_bits))
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory"),
@@ -279,10 +292,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 						   nvalues)));
 	if (code != GPUSORT_CODE_WHOLE)
 	{
-		gpusort_finish_setup(&kf, &key, 1, code, desc_code);
-		kf.fetch = fetch_element;
-		kf.arg = values;
-		kf.max_bytes = MaxAllocHugeSize;	/* an array has no budget but memory */
+		kf.tie_bits = nw > 0 && run.tie_bits_done ? tie_bits : NULL;
 		if (!gpusort_finish_ties(&kf, (const uint32 *const *) cols, nw, nvalues, perm, nvalues))
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),

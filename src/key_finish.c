@@ -2,8 +2,13 @@
  * key_finish.c -- ordering the runs of rows whose GPU words tie
  * (key_finish.h).
  *
- * 1. The runs: consecutive rows of the sorted order with equal words.
- *    Their rows ("tied rows") are gathered with the values of the keys
+ * 0. Before the first sort: how many of a BYTES string key's words it
+ *    takes (gpusort_finish_first_words), from a sample of the rows.
+ * 1. The runs: consecutive rows of the sorted order with equal words (the
+ *    GPU marks them, or a scan in sorted order finds them).  A run of text
+ *    values that all end within the words is of equal values and needs
+ *    nothing more when they are the only key to finish.  The rows of the
+ *    other runs ("tied rows") are gathered with the values of the keys
  *    still to compare, fetched once.
  * 2. Refinement, where the first such key is BYTES: the tied rows are
  *    sorted by (run, their next bytes) through the sort engine, which
@@ -21,6 +26,7 @@
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "portability/instr_time.h"
 
 #include "big_alloc.h"
@@ -42,6 +48,13 @@
 /* Bytes of a BYTES value after the first sort's the finish keeps per tied row. */
 #define CACHE_BYTES 16
 
+/*
+ * gpusort_finish_first_words: rows sampled, and tied pairs among them (of
+ * values the words do not hold whole) that make the first sort take more.
+ */
+#define WIDTH_SAMPLE_ROWS 16384
+#define WIDTH_SAMPLE_TIES 2
+
 /* rows handled between two interrupt checks */
 #define ROWS_PER_CHECK 65536
 
@@ -56,6 +69,7 @@ typedef struct Tied
 	Size		nruns;
 	uint32	   *run_start;		/* nruns + 1 entries: run r is [run_start[r], run_start[r + 1]) */
 	uint32	   *run_from;		/* BYTES: the byte its values' unsorted bytes start at */
+	bool		refine;			/* some run's values may differ in the first key */
 
 	/*
 	 * BYTES: bytes [cache_from, cache_from + CACHE_BYTES) of each value (zero
@@ -148,21 +162,43 @@ tied_free(Tied *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static inline bool
-bit_set(const uint64 *bits, Size i)
+/*
+ * The first position from `from` on (n if none) whose tie bit (same: bit
+ * i % 32 of same[i / 32] for position i) is `set`.
+ */
+static inline Size
+next_bit(const uint32 *same, Size n, Size from, bool set)
 {
-	return (bits[i / 64] >> (i % 64)) & 1;
+	Size		w = from / 32,
+				nw = (n + 31) / 32;
+	uint32		word;
+
+	if (from >= n)
+		return n;
+	word = (set ? same[w] : ~same[w]) & (~(uint32) 0 << (from % 32));
+	while (word == 0)
+	{
+		if (++w >= nw)
+			return n;
+		word = set ? same[w] : ~same[w];
+	}
+	return Min(n, w * 32 + pg_rightmost_one_pos32(word));
 }
 
-/* The end of the run that begins at position i (same: the tie bits). */
+/* The end of the run that begins at position i. */
 static inline Size
-run_end(const uint64 *same, Size n, Size i)
+run_end(const uint32 *same, Size n, Size i)
 {
-	Size		j = i + 1;
+	return next_bit(same, n, i + 1, false);
+}
 
-	while (j < n && bit_set(same, j))
-		j++;
-	return j;
+/* The first run of two rows or more beginning at i or later: its start (n if none). */
+static inline Size
+next_run(const uint32 *same, Size n, Size i)
+{
+	Size		j = next_bit(same, n, i + 1, true);
+
+	return j < n ? j - 1 : n;
 }
 
 /* Is the first key to finish refined by its bytes (and so cached)? */
@@ -171,6 +207,76 @@ refines(const KeyFinish *kf)
 {
 	return kf->first_code == GPUSORT_CODE_BYTES &&
 		kf->first_type != UUIDOID && kf->first_type != INTERVALOID;
+}
+
+/*
+ * Does a text value whose last word in the first sort is `last` end within
+ * those words, so that equal words mean equal values?  The zero byte past
+ * its end (complemented when descending) is no byte of any text value;
+ * other types (bytea) may hold zero bytes, so they never tell.
+ */
+static inline bool
+tells_held_whole(const KeyFinish *kf)
+{
+	return kf->first_code == GPUSORT_CODE_BYTES &&
+		(kf->first_type == TEXTOID || kf->first_type == VARCHAROID);
+}
+
+static inline bool
+held_whole(const KeyFinish *kf, uint32 last)
+{
+	return tells_held_whole(kf) && (last & 0xff) == (kf->first_descending ? 0xff : 0);
+}
+
+static int
+compare_sample_rows(const void *a, const void *b, void *arg)
+{
+	int			nwords = *(const int *) arg;
+	const uint32 *x = a,
+			   *y = b;
+
+	for (int w = 0; w < nwords; w++)
+		if (x[w] != y[w])
+			return x[w] < y[w] ? -1 : 1;
+	return 0;
+}
+
+int
+gpusort_finish_first_words(KeyFinish *kf, const uint32 *const *words, int nwords, Size n)
+{
+	int			key_words = kf->first_words;
+	int			before = nwords - key_words;	/* words of the keys before, NULL flags */
+	Size		s = Min(n, WIDTH_SAMPLE_ROWS);
+	uint32	   *rows;
+	int			take;
+
+	if (!refines(kf) || key_words <= 2 || s < 2)
+		return nwords;
+	/* rows spread evenly over the input, sorted by all their words */
+	rows = palloc(s * nwords * sizeof(uint32));
+	for (Size i = 0; i < s; i++)
+		for (int w = 0; w < nwords; w++)
+			rows[i * nwords + w] = words[w][i * n / s];
+	qsort_arg(rows, s, nwords * sizeof(uint32), compare_sample_rows, &nwords);
+	for (take = 2; take < key_words; take += 2)
+	{
+		int			ties = 0;
+
+		for (Size i = 1; i < s && ties < WIDTH_SAMPLE_TIES; i++)
+		{
+			const uint32 *b = rows + i * nwords;
+
+			if (memcmp(b - nwords, b, (before + take) * sizeof(uint32)) == 0 &&
+				!held_whole(kf, b[before + take - 1]))
+				ties++;
+		}
+		if (ties < WIDTH_SAMPLE_TIES)
+			break;
+	}
+	take = Min(take, key_words);
+	pfree(rows);
+	kf->first_words = take;
+	return before + take;
 }
 
 /* The bytes of the value of entry e (just fetched) that the cache keeps. */
@@ -241,75 +347,97 @@ fetch_tied_values(KeyFinish *kf, Tied *t, Size n)
 }
 
 /*
- * Step 1: the runs of perm[0..n) that begin before m and their rows'
- * values.  False if out of memory (or over kf->max_bytes).
+ * The tie bits of the sorted order (see KeyFinish.tie_bits), from the
+ * rows' words: one pass in sorted order.  The words of each row are read
+ * at random, so those of the row TIE_PREFETCH positions ahead are
+ * prefetched.  NULL if out of memory.
  */
-static bool
-gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
-			const uint32 *perm, Size m, Tied *t)
+static uint32 *
+scan_ties(const uint32 *const *words, int nwords, Size n, const uint32 *perm)
 {
-	Size		nbytes = ((n + 63) / 64) * sizeof(uint64);
-	uint64	   *same;			/* bit i: the row at position i ties with the one before */
-	Size		count = 0;
-	bool		cache;
+	Size		nbytes = ((n + 31) / 32) * sizeof(uint32);
+	uint32	   *same = gpusort_alloc_big(CurrentMemoryContext, nbytes);
 
-	memset(t, 0, sizeof(*t));
-	if (n < 2)
-		return true;
-	same = gpusort_alloc_big(CurrentMemoryContext, nbytes);
 	if (same == NULL)
-		return false;
+		return NULL;
 	memset(same, 0, nbytes);
-
-	/*
-	 * One pass in sorted order.  The words of each row are read at random,
-	 * so those of the row TIE_PREFETCH positions ahead are prefetched.
-	 */
 	for (Size i = 1; i < n; i++)
 	{
 		if (i + TIE_PREFETCH < n)
 			for (int w = 0; w < nwords; w++)
 				__builtin_prefetch(&words[w][perm[i + TIE_PREFETCH]]);
 		if (rows_equal(words, nwords, perm[i - 1], perm[i]))
-			same[i / 64] |= UINT64CONST(1) << (i % 64);
+			same[i / 32] |= (uint32) 1 << (i % 32);
 		if (i % ROWS_PER_CHECK == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	return same;
+}
+
+/*
+ * Does the run beginning at position i need finishing?  Not where its text
+ * values end within the words (so are equal) and are the only key.
+ */
+static inline bool
+run_needs_finish(const KeyFinish *kf, const uint32 *const *words, int nwords,
+				 const uint32 *perm, Size i)
+{
+	return !(kf->nkeys == 1 && tells_held_whole(kf) && held_whole(kf, words[nwords - 1][perm[i]]));
+}
+
+/*
+ * Step 1: the runs of perm[0..n) that begin before m and need finishing,
+ * and their rows' values.  False if out of memory (or over kf->max_bytes).
+ */
+static bool
+gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
+			const uint32 *perm, Size m, Tied *t)
+{
+	const uint32 *same = kf->tie_bits;
+	uint32	   *scanned = NULL;
+	Size		count = 0;
+	bool		cache;
+	bool		ok = true;
+
+	memset(t, 0, sizeof(*t));
+	if (n < 2)
+		return true;
+	if (same == NULL && (same = scanned = scan_ties(words, nwords, n, perm)) == NULL)
+		return false;
 
 	/* the tied rows of the runs that begin before m, counted, then gathered */
-	for (Size i = 0; i < n && i < m;)
+	for (Size i = next_run(same, n, 0); i < m; i = next_run(same, n, i))
 	{
 		Size		j = run_end(same, n, i);
 
-		if (j - i > 1)
+		if (run_needs_finish(kf, words, nwords, perm, i))
 			count += j - i;
 		i = j;
 	}
 	if (count == 0)
-	{
-		pfree(same);
-		return true;			/* nothing tied */
-	}
+		goto out;				/* nothing to finish */
 	/* the byte cache where the budget has room for it */
 	cache = refines(kf) && count * finish_row_bytes(kf->nkeys, true) <= kf->max_bytes;
 	if (count * finish_row_bytes(kf->nkeys, cache) > kf->max_bytes)
 	{
-		pfree(same);
 		kf->over_budget = true;
-		return false;
+		ok = false;
+		goto out;
 	}
 	if (!tied_alloc(t, count, kf->nkeys, cache))
 	{
-		pfree(same);
 		tied_free(t);
-		return false;
+		ok = false;
+		goto out;
 	}
-	for (Size i = 0; i < n && i < m;)
+	for (Size i = next_run(same, n, 0); i < m; i = next_run(same, n, i))
 	{
 		Size		j = run_end(same, n, i);
 
-		if (j - i > 1)
+		if (run_needs_finish(kf, words, nwords, perm, i))
 		{
+			/* values held whole tie in the first key: only the keys after it split them */
+			t->refine |= !(tells_held_whole(kf) && held_whole(kf, words[nwords - 1][perm[i]]));
 			t->run_from[t->nruns] = (uint32) kf->first_words * 4;
 			t->run_start[t->nruns++] = (uint32) t->n;
 			for (Size q = i; q < j; q++, t->n++)
@@ -321,9 +449,11 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		i = j;
 	}
 	t->run_start[t->nruns] = (uint32) t->n;
-	pfree(same);
 	fetch_tied_values(kf, t, n);
-	return true;
+out:
+	if (scanned)
+		pfree(scanned);
+	return ok;
 }
 
 /*
@@ -532,7 +662,7 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 			if (e % ROWS_PER_CHECK == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
-	if (!gpusort_sort_rows((const uint32 *const *) cols, 1 + nw, t->n, order, &run, NULL))
+	if (!gpusort_sort_rows((const uint32 *const *) cols, 1 + nw, t->n, order, &run, NULL, NULL))
 		goto out_of_memory;
 	kf->refine_sorts++;
 	kf->refine_on_gpu = run.on_gpu;
@@ -681,7 +811,7 @@ gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size 
 	if (!gather_tied(kf, words, nwords, n, perm, Min(m, n), &t))
 		return false;
 
-	if (refines(kf))
+	if (refines(kf) && t.refine)
 	{
 		int			nw = 2;
 		bool		more = true;

@@ -28,6 +28,13 @@ typedef struct KeyFinish
 	bool		first_descending;
 	int			first_words;	/* words of it the first sort had (BYTES) */
 
+	/*
+	 * Where the sort engine made them (the GPU path), which sorted rows tie
+	 * with the row before: bit i % 32 of tie_bits[i / 32] for position i.
+	 * NULL: the finish compares the rows' words itself.
+	 */
+	const uint32 *tie_bits;
+
 	/* the values of those keys of row `row` (Datums stay valid until the end) */
 	void		(*fetch) (void *arg, uint32 row, Datum *values, bool *isnull);
 	void	   *arg;
@@ -48,6 +55,17 @@ typedef struct KeyFinish
  */
 extern void gpusort_finish_setup(KeyFinish *kf, const GpuSortKeySpec *keys, int nkeys,
 								 GpuSortKeyCode first_code, bool first_descending);
+
+/*
+ * Where the first key to finish is a BYTES string, its kf->first_words
+ * words end words[0..nwords) (keys after it have none): how many of the n
+ * rows' words the first sort should take.  The key's words are taken 2, 4
+ * or all at a time: the fewest with which a sample of the rows has almost
+ * no ties other than of values held whole by the words (those need no
+ * finish).  Sets kf->first_words to the key's words taken.
+ */
+extern int	gpusort_finish_first_words(KeyFinish *kf, const uint32 *const *words, int nwords,
+									   Size n);
 
 /*
  * Order the runs of equal words (words[w][row], nwords of them, n rows)

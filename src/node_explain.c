@@ -27,8 +27,10 @@ key_prefix_text(GpuSortState *state, List *keys)
 	switch (state->codes[f])
 	{
 		case GPUSORT_CODE_BYTES:
+			/* the bytes encoded, or once sorted the bytes the sort took */
 			appendStringInfo(&buf, "%s (first %d bytes)", (const char *) list_nth(keys, f),
-							 4 * gpusort_code_words(state->codes[f], state->types[f]));
+							 4 * (state->finish_words ? state->finish_words :
+								  gpusort_code_words(state->codes[f], state->types[f])));
 			break;
 		case GPUSORT_CODE_ABBREV:
 			appendStringInfo(&buf, "%s (abbreviated)", (const char *) list_nth(keys, f));

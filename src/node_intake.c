@@ -496,21 +496,16 @@ fetch_finish_values(void *arg, uint32 row, Datum *values, bool *isnull)
 }
 
 /*
- * Order the runs of rows whose words tie, in state->perm (the GPU's or the
- * CPU radix sort's order), by the keys from finish_from on (key_finish.c).
- * False if out of memory, or (*over_budget) past the node's budget.
+ * Start kf for ordering the runs of rows whose words tie by the keys from
+ * finish_from on (key_finish.c), with what the budget leaves it.
  */
-static bool
-finish_ties(GpuSortState *state, const uint32 **words, int nwords, Size n, bool *over_budget)
+static void
+finish_begin(GpuSortState *state, KeyFinish *kf, Size n)
 {
 	int			first = state->finish_from;
-	int			nk;
-	GpuSortKeySpec *keys;
-	KeyFinish	kf;
-	bool		ok;
+	int			nk = state->nkeys - first;
+	GpuSortKeySpec *keys = palloc(nk * sizeof(GpuSortKeySpec));
 
-	nk = state->nkeys - first;
-	keys = palloc(nk * sizeof(GpuSortKeySpec));
 	for (int k = first; k < state->nkeys; k++)
 	{
 		keys[k - first].type = state->types[k];
@@ -518,22 +513,35 @@ finish_ties(GpuSortState *state, const uint32 **words, int nwords, Size n, bool 
 		keys[k - first].collation = state->collations[k];
 		keys[k - first].nulls_first = state->nulls_first[k];
 	}
-	gpusort_finish_setup(&kf, keys, nk, state->codes[first], state->descending[first]);
-	kf.fetch = fetch_finish_values;
-	kf.arg = state;
+	gpusort_finish_setup(kf, keys, nk, state->codes[first], state->descending[first]);
+	kf->fetch = fetch_finish_values;
+	kf->arg = state;
 	/* what the budget leaves (the key words and permutation are held meanwhile) */
-	kf.max_bytes = state->limit_bytes - Min(state->limit_bytes,
-											used_bytes(state, n, n, key_row_bytes(state)));
-	ok = gpusort_finish_ties(&kf, (const uint32 *const *) words, nwords, n, state->perm,
+	kf->max_bytes = state->limit_bytes - Min(state->limit_bytes,
+											 used_bytes(state, n, n, key_row_bytes(state)));
+}
+
+/*
+ * Order the runs of rows whose words (the first nwords) tie, in
+ * state->perm (the GPU's or the CPU radix sort's order).  False if out of
+ * memory, or (*over_budget) past the node's budget.
+ */
+static bool
+finish_ties(GpuSortState *state, KeyFinish *kf, const uint32 **words, int nwords, Size n,
+			bool *over_budget)
+{
+	bool		ok;
+
+	ok = gpusort_finish_ties(kf, (const uint32 *const *) words, nwords, n, state->perm,
 							 state->nresult);
 	if (state->columnar)
 		ExecClearTuple(state->vslot);
 	else
 		ExecClearTuple(state->slot);
-	*over_budget = kf.over_budget;
-	state->rows_finished = kf.rows_finished;
-	state->refine_sorts = kf.refine_sorts;
-	state->finish_ms = kf.ms;
+	*over_budget = kf->over_budget;
+	state->rows_finished = kf->rows_finished;
+	state->refine_sorts = kf->refine_sorts;
+	state->finish_ms = kf->ms;
 	return ok;
 }
 
@@ -545,9 +553,13 @@ static void
 sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 {
 	MemoryContext oldcxt;
-	int			nwords = 0;
+	int			nwords = 0,
+				nsorted;		/* the words the sort takes */
 	const uint32 **words;
 	GpuSortReorder *reorder;
+	KeyFinish	kf;
+	uint32	   *tie_bits = NULL;
+	bool		finish = state->finish_from < state->nkeys;
 	bool		sorted;
 	bool		over_budget = false;
 
@@ -570,11 +582,25 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 	state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
 	state->perm = gpusort_alloc_big(state->sortcxt, Max(n, 1) * sizeof(uint32));
 	/* the columns follow the GPU's order only where that order is final */
-	reorder = state->perm && state->finish_from == state->nkeys ? prepare_reorder(state, n) : NULL;
+	reorder = state->perm && !finish ? prepare_reorder(state, n) : NULL;
+	nsorted = nwords;
+	if (finish)
+	{
+		/* how much of the first key to finish the sort takes; the GPU marks the ties */
+		finish_begin(state, &kf, n);
+		nsorted = gpusort_finish_first_words(&kf, words, nwords, n);
+		state->finish_words = kf.first_words;
+		tie_bits = gpusort_alloc_big(state->sortcxt, (n + 31) / 32 * sizeof(uint32) + 1);
+	}
 	sorted = state->perm &&
-		gpusort_sort_rows(words, nwords, n, state->perm, &state->run, reorder);
-	if (sorted && state->finish_from < state->nkeys)
-		sorted = finish_ties(state, words, nwords, n, &over_budget);
+		gpusort_sort_rows(words, nsorted, n, state->perm, &state->run, reorder, tie_bits);
+	if (sorted && finish)
+	{
+		kf.tie_bits = state->run.tie_bits_done ? tie_bits : NULL;
+		sorted = finish_ties(state, &kf, words, nsorted, n, &over_budget);
+	}
+	if (tie_bits)
+		pfree(tie_bits);
 	MemoryContextSwitchTo(oldcxt);
 	if (!sorted)
 	{
@@ -628,6 +654,7 @@ node_sort_input(GpuSortState *state)
 	state->limit_bytes = gpusort_memory_limit();
 	state->rows_finished = 0;
 	state->refine_sorts = 0;
+	state->finish_words = 0;
 	state->finish_ms = 0;
 	init_stores(state);
 	if (topk)

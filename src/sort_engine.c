@@ -179,7 +179,7 @@ gpu_reorder(gpusort_job *job, size_t n, GpuSortReorder *reorder)
  */
 static bool
 gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
-		 GpuSortRun *run, GpuSortReorder *reorder, bool *failed)
+		 GpuSortRun *run, GpuSortReorder *reorder, uint32 *tie_bits, bool *failed)
 {
 	JobGuard   *guard;
 	gpusort_status st;
@@ -211,6 +211,11 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	CHECK_FOR_INTERRUPTS();
 	if (st == GPUSORT_OK)
 		st = gpusort_job_download(guard->job, perm, NULL);
+	if (st == GPUSORT_OK && tie_bits != NULL)
+	{
+		st = gpusort_job_download_ties(guard->job, tie_bits);
+		run->tie_bits_done = st == GPUSORT_OK;
+	}
 	if (st == GPUSORT_OK && reorder != NULL)
 	{
 		gpusort_status rst = gpu_reorder(guard->job, n, reorder);
@@ -238,6 +243,7 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	if (st != GPUSORT_OK)
 	{
 		*failed = true;
+		run->tie_bits_done = false;
 		if (st == GPUSORT_ERR_CUDA_STICKY)
 		{
 			gpu_state = GPU_BROKEN;
@@ -259,7 +265,7 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 
 bool
 gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
-				  GpuSortRun *run, GpuSortReorder *reorder)
+				  GpuSortRun *run, GpuSortReorder *reorder, uint32 *tie_bits)
 {
 	const char *why_not = NULL;
 	bool		failed = false;
@@ -296,7 +302,7 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 			forced ? "gpusort.algorithm names a GPU sort" : "at least gpusort.gpu_min_elements rows";
 		if (reorder)
 			reorder->done = false;
-		if (gpu_sort(words, nwords, n, perm, run, reorder, &failed))
+		if (gpu_sort(words, nwords, n, perm, run, reorder, tie_bits, &failed))
 		{
 			elog(DEBUG1, "gpusort: sorted %zu rows on %s (%s) with %s (%s), %d passes",
 				 n, run->device_name, run->device_reason, run->algorithm, run->algorithm_reason,

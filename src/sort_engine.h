@@ -19,6 +19,7 @@ typedef struct GpuSortRun
 	double		to_device_ms;
 	double		sort_ms;
 	double		from_device_ms;
+	bool		tie_bits_done;	/* the GPU wrote the tie bits asked for */
 } GpuSortRun;
 
 /*
@@ -49,11 +50,15 @@ typedef struct GpuSortReorder
  * gpusort.algorithm); never fails for lack of a GPU.  Stable except when
  * the GPU quicksort runs (rows with equal keys may then come in any order).
  * reorder (may be NULL) asks the GPU path to put row data in order too.
+ * tie_bits (may be NULL; (n + 31) / 32 words) asks the GPU path for the
+ * rows that tie with the row before (gpusort_job_download_ties);
+ * run->tie_bits_done tells whether they came.
  * Returns false, with nothing sorted, only where the CPU path could not get
  * its scratch memory (cpu_radix_scratch_words(n) words).
  */
 extern bool gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n,
-							  uint32 *perm, GpuSortRun *run, GpuSortReorder *reorder);
+							  uint32 *perm, GpuSortRun *run, GpuSortReorder *reorder,
+							  uint32 *tie_bits);
 
 /*
  * Will a sort in this backend run on the GPU (settings allow it, and a GPU

@@ -416,6 +416,49 @@ run_permute_case(size_t n, size_t m, uint64_t *rng)
 }
 
 /*
+ * gpusort_job_download_ties after a sort of n rows of nwords words, each
+ * word drawn from `distinct` values (so rows tie): every bit against the
+ * rows' words through the downloaded permutation; the bits past n clear.
+ */
+static void
+run_ties_case(size_t n, int nwords, uint32_t distinct, gpusort_algorithm alg, uint64_t *rng)
+{
+	size_t		nbits = (n + 31) / 32;
+	uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
+	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *bits = malloc((nbits + 1) * sizeof(uint32_t));
+	const uint32_t *cols[TEST_MAX_WORDS];
+	gpusort_job *job = NULL;
+	gpusort_status st;
+	size_t		bad = n;
+
+	for (size_t i = 0; i < nwords * n; i++)
+		words[i] = test_rand32(rng) % distinct;
+	for (size_t i = 0; i < nbits; i++)
+		bits[i] = 0xa5a5a5a5u;	/* poisoned */
+	st = job_sort(n, nwords, test_word_columns(words, nwords, n, cols), alg, perm, NULL, NULL,
+				  &job);
+	if (st == GPUSORT_OK)
+		st = gpusort_job_download_ties(job, bits);
+	gpusort_job_destroy(job);
+	check_status(st, "download ties");
+	for (size_t i = 0; st == GPUSORT_OK && i < nbits * 32 && bad == n; i++)
+	{
+		int			want = i > 0 && i < n;
+
+		for (int w = 0; w < nwords && want; w++)
+			want = cols[w][perm[i]] == cols[w][perm[i - 1]];
+		if ((int) ((bits[i / 32] >> (i % 32)) & 1) != want)
+			bad = i;
+	}
+	CHECK(bad == n, "ties %s n=%zu nwords=%d distinct=%u: wrong bit at %zu",
+		  gpusort_algorithm_name(alg), n, nwords, distinct, bad);
+	free(words);
+	free(perm);
+	free(bits);
+}
+
+/*
  * auto on n 64-bit keys (two words) whose leading word ascends (order 1),
  * descends (-1) or is random (0): quicksort where an even sample descends
  * and n is in the window where it measured faster, else radix (ascending
@@ -697,6 +740,23 @@ main(int argc, char **argv)
 	if (max_n >= 3000017)
 		run_permute_case(3000017, 3000017, &rng);
 	printf("permute: %s\n", failures ? "FAILED" : "ok");
+	{
+		/* tie bits: sizes around whole words of bits and blocks, each algorithm */
+		const size_t tie_n[] = {1, 2, 31, 32, 33, 1000, 65537, 1000003};
+		const uint32_t tie_distinct[] = {1, 3, 1000, 0xffffffffu};
+		int			before = failures;
+
+		for (size_t s = 0; s < sizeof(tie_n) / sizeof(tie_n[0]); s++)
+			for (size_t d = 0; d < sizeof(tie_distinct) / sizeof(tie_distinct[0]); d++)
+				for (int nwords = 1; nwords <= 3; nwords++)
+					for (int a = GPUSORT_ALGO_AUTO; a <= GPUSORT_ALGO_BITONIC; a++)
+						if (tie_n[s] <= max_n && tie_n[s] >= min_n &&
+							(!only_words || nwords == only_words) &&
+							(a < GPUSORT_ALGO_QUICKSORT || nwords <= 2))
+							run_ties_case(tie_n[s], nwords, tie_distinct[d], (gpusort_algorithm) a,
+										  &rng);
+		printf("tie bits: %s\n", failures == before ? "ok" : "FAILED");
+	}
 	{
 		/* auto's ordered-keys rule: just inside its window of n (both ends) and just below it */
 		const size_t ordered_n[] = {GPUSORT_AUTO_ORDERED_QUICKSORT_MIN_N_64 - 1,
