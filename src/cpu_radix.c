@@ -6,8 +6,11 @@
  * One read of a key word counts all four digit places; a place where every
  * key has the same digit is skipped.  Multi-word keys are sorted word by
  * word from the least significant, gathering each word in the order the
- * previous words left.
+ * previous words left; the digits are counted in row order first (counts
+ * need no order), so a word that is the same in every row (a shared
+ * prefix, the zero bytes past short strings) is never gathered at all.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "cpu_radix.h"
@@ -73,18 +76,29 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 	{
 		const uint32_t *word = words[w];
 
-		/* keys of this word in the current order, and all four histograms */
+		bool		constant = true;
+
+		/* all four histograms, read in row order */
 		memset(count, 0, sizeof(count));
 		for (size_t i = 0; i < n; i++)
 		{
-			uint32_t	k = word[vals[i]];
+			uint32_t	k = word[i];
 
 			maybe_check(i, interrupt_check);
-			keys[i] = k;
 			count[0][k & 0xff]++;
 			count[1][(k >> 8) & 0xff]++;
 			count[2][(k >> 16) & 0xff]++;
 			count[3][k >> 24]++;
+		}
+		for (int p = 0; p < 4; p++)
+			constant = constant && count[p][(word[0] >> (8 * p)) & 0xff] == n;
+		if (constant)
+			continue;			/* every key has this word: nothing to gather */
+		/* the keys of this word in the current order */
+		for (size_t i = 0; i < n; i++)
+		{
+			maybe_check(i, interrupt_check);
+			keys[i] = word[vals[i]];
 		}
 		for (int p = 0; p < 4; p++)
 		{
@@ -103,7 +117,9 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 	}
 	if (vals != perm)
 		memcpy(perm, vals, n * sizeof(uint32_t));
+	/* (keys holds word 0 in order only where word 0 was gathered) */
 	if (keys_out)
-		memcpy(keys_out, keys, n * sizeof(uint32_t));
+		for (size_t i = 0; i < n; i++)
+			keys_out[i] = words[0][perm[i]];
 	return passes;
 }

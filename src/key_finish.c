@@ -37,7 +37,7 @@
 #define REFINE_MIN_ROWS 16384
 
 /* Words of further bytes a refinement round takes: from 2, doubling to this. */
-#define REFINE_MAX_WORDS 8
+#define REFINE_MAX_WORDS GPUSORT_BYTES_WORDS_MAX
 
 /* how far ahead in the sorted order the tie scan prefetches a row's words */
 #define TIE_PREFETCH 16
@@ -358,19 +358,34 @@ scan_ties(const uint32 *const *words, int nwords, Size n, const uint32 *perm)
 	Size		nbytes = ((n + 31) / 32) * sizeof(uint32);
 	uint32	   *same = gpusort_alloc_big(CurrentMemoryContext, nbytes);
 
+	const uint32 **varied;		/* the words that differ between some rows */
+	int			nvaried = 0;
+
 	if (same == NULL)
 		return NULL;
 	memset(same, 0, nbytes);
+	/* a word the same in every row (a shared prefix, zero bytes past the values) tells nothing */
+	varied = palloc(Max(nwords, 1) * sizeof(uint32 *));
+	for (int w = 0; w < nwords; w++)
+	{
+		Size		i = 1;
+
+		while (i < n && words[w][i] == words[w][0])
+			i++;
+		if (i < n)
+			varied[nvaried++] = words[w];
+	}
 	for (Size i = 1; i < n; i++)
 	{
 		if (i + TIE_PREFETCH < n)
-			for (int w = 0; w < nwords; w++)
-				__builtin_prefetch(&words[w][perm[i + TIE_PREFETCH]]);
-		if (rows_equal(words, nwords, perm[i - 1], perm[i]))
+			for (int w = 0; w < nvaried; w++)
+				__builtin_prefetch(&varied[w][perm[i + TIE_PREFETCH]]);
+		if (rows_equal(varied, nvaried, perm[i - 1], perm[i]))
 			same[i / 32] |= (uint32) 1 << (i % 32);
 		if (i % ROWS_PER_CHECK == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	pfree(varied);
 	return same;
 }
 

@@ -335,24 +335,29 @@ bool
 gpusort_bytes_words(const uint8 *bytes, Size len, Size from, int nwords, bool descending,
 					uint32 *out)
 {
-	Size		pos = from;
+	uint8		tail[4 * GPUSORT_BYTES_WORDS_MAX];
+	Size		want = (Size) nwords * 4;
+	bool		more = len > from + want;
 
+	Assert(nwords <= GPUSORT_BYTES_WORDS_MAX);
+	/* a value that ends within the words: its bytes, zero past the end */
+	if (len < from + want)
+	{
+		memset(tail, 0, want);
+		if (len > from)
+			memcpy(tail, bytes + from, len - from);
+		bytes = tail;
+		from = 0;
+	}
 	for (int w = 0; w < nwords; w++)
 	{
-		uint32		word = 0;
+		uint32		word;
 
-		if (pos + 4 <= len)
-		{
-			memcpy(&word, bytes + pos, 4);
-			word = pg_ntoh32(word);
-		}
-		else
-			for (int b = 0; b < 4; b++)
-				word = (word << 8) | (pos + b < len ? bytes[pos + b] : 0);
+		memcpy(&word, bytes + from + 4 * w, 4);
+		word = pg_ntoh32(word);
 		out[w] = descending ? ~word : word;
-		pos += 4;
 	}
-	return len > pos;
+	return more;
 }
 
 uint64

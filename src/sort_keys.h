@@ -104,6 +104,9 @@ extern void gpusort_settle_abbrev(const GpuSortKeySpec *key, GpuSortKeyCode *cod
 extern const uint8 *gpusort_key_bytes(Oid type, Datum value, uint8 *buf, Size *len,
 									  void **to_free);
 
+/* Most words one gpusort_bytes_words call makes. */
+#define GPUSORT_BYTES_WORDS_MAX 8
+
 /*
  * nwords words of a BYTES value of len bytes: its bytes from byte `from`
  * on, big-endian, zero past the end, complemented when descending.
