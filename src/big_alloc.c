@@ -37,6 +37,29 @@ gpusort_alloc_big(MemoryContext cxt, Size bytes)
 }
 
 void *
+gpusort_realloc_big(void *p, Size old_bytes, Size bytes)
+{
+	void	   *q;
+
+	/* repalloc_extended, which returns NULL instead of raising, came in 16 */
+#if PG_VERSION_NUM >= 160000
+	q = repalloc_extended(p, Max(bytes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+#else
+	q = MemoryContextAllocExtended(GetMemoryChunkContext(p), Max(bytes, 1),
+								   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (q != NULL)
+	{
+		memcpy(q, p, Min(old_bytes, bytes));
+		pfree(p);
+	}
+#endif
+
+	if (q != NULL && bytes >= 2 * HUGE_PAGE_SIZE)
+		advise_huge_pages(q, bytes);
+	return q;
+}
+
+void *
 gpusort_alloc_huge(size_t bytes)
 {
 	void	   *p = gpusort_alloc_big(CurrentMemoryContext, bytes);

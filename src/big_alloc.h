@@ -14,6 +14,14 @@
  */
 extern void *gpusort_alloc_big(MemoryContext cxt, Size bytes);
 
+/*
+ * p (from gpusort_alloc_big) grown or shrunk to bytes, its first old_bytes
+ * kept; NULL, with p unchanged, if memory ran out.  From
+ * PostgreSQL 16 on a large block is resized where it lies when the C
+ * library can (mremap): neither copied nor touched anew.
+ */
+extern void *gpusort_realloc_big(void *p, Size old_bytes, Size bytes);
+
 /* The same in CurrentMemoryContext, raising an error if memory ran out. */
 extern void *gpusort_alloc_huge(size_t bytes);
 

@@ -155,8 +155,8 @@ key_row_bytes(GpuSortState *state)
 }
 
 /*
- * Move one word column to a new array of cap rows (make it if it does not
- * exist yet and every row needs it); false if out of memory.
+ * Grow one word column to cap rows (make it if it does not exist yet and
+ * every row needs it); false if out of memory.
  */
 static bool
 grow_words(GpuSortState *state, uint32 **words, Size old, Size cap, bool needed)
@@ -165,14 +165,10 @@ grow_words(GpuSortState *state, uint32 **words, Size old, Size cap, bool needed)
 
 	if (*words == NULL && !needed)
 		return true;
-	grown = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
+	grown = *words ? gpusort_realloc_big(*words, old * sizeof(uint32), cap * sizeof(uint32)) :
+		gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
 	if (grown == NULL)
 		return false;
-	if (*words != NULL)
-	{
-		memcpy(grown, *words, old * sizeof(uint32));
-		pfree(*words);
-	}
 	*words = grown;
 	return true;
 }

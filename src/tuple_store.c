@@ -30,14 +30,11 @@ tuple_store_reserve(TupleStore *store, Size rows)
 
 	if (rows <= store->capacity)
 		return true;
-	grown = gpusort_alloc_big(store->cxt, rows * sizeof(MinimalTuple));
+	grown = store->tuples ? gpusort_realloc_big(store->tuples, store->ntuples * sizeof(MinimalTuple),
+										  rows * sizeof(MinimalTuple)) :
+		gpusort_alloc_big(store->cxt, rows * sizeof(MinimalTuple));
 	if (grown == NULL)
 		return false;
-	if (store->tuples)
-	{
-		memcpy(grown, store->tuples, store->ntuples * sizeof(MinimalTuple));
-		pfree(store->tuples);
-	}
 	store->bytes += (rows - store->capacity) * sizeof(MinimalTuple);
 	store->tuples = grown;
 	store->capacity = rows;
