@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "utils/memutils.h"
 
 #include "big_alloc.h"
@@ -77,6 +78,39 @@ reserve(TupleStore *store, Size len)
 	return dest;
 }
 
+/*
+ * A virtual slot's row (a projection's) formed as a minimal tuple right
+ * where reserve_fn puts it, as heap_form_minimal_tuple lays it out,
+ * without forming it elsewhere first and copying.  NULL if no room.
+ */
+static char *
+form_virtual(TupleTableSlot *slot, TupleReserveFn reserve_fn, void *arg)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	bool		hasnull = false;
+	Size		hoff,
+				data_len;
+	MinimalTuple tup;
+
+	for (int i = 0; i < desc->natts && !hasnull; i++)
+		hasnull = slot->tts_isnull[i];
+	hoff = SizeofMinimalTupleHeader;
+	if (hasnull)
+		hoff += BITMAPLEN(desc->natts);
+	hoff = MAXALIGN(hoff);
+	data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+	tup = (MinimalTuple) reserve_fn(arg, hoff + data_len);
+	if (tup == NULL)
+		return NULL;
+	memset(tup, 0, hoff + data_len);
+	tup->t_len = hoff + data_len;
+	HeapTupleHeaderSetNatts(tup, desc->natts);
+	tup->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+	heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull, (char *) tup + hoff, data_len,
+					&tup->t_infomask, hasnull ? tup->t_bits : NULL);
+	return (char *) tup;
+}
+
 bool
 tuple_copy_slot(TupleTableSlot *slot, TupleReserveFn reserve_fn, void *arg)
 {
@@ -98,6 +132,8 @@ tuple_copy_slot(TupleTableSlot *slot, TupleReserveFn reserve_fn, void *arg)
 		if (should_free)
 			heap_freetuple(htup);
 	}
+	else if (TTS_IS_VIRTUAL(slot))
+		dest = form_virtual(slot, reserve_fn, arg);
 	else
 	{
 		MinimalTuple mtup = ExecFetchSlotMinimalTuple(slot, &should_free);
