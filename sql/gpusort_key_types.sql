@@ -111,6 +111,16 @@ SELECT same_result('SELECT * FROM dup ORDER BY g DESC', 'g');
 SELECT finish_line('SELECT * FROM dup ORDER BY g DESC');
 SELECT same_result('SELECT * FROM dup ORDER BY longdup DESC', 'longdup');
 SELECT finish_line('SELECT * FROM dup ORDER BY longdup DESC');
+-- NULLs tie among themselves: settled too, ascending or descending
+CREATE TABLE dupnull AS
+SELECT i, CASE WHEN i % 3 = 0 THEN NULL ELSE 'group_' || (i % 300) END AS g
+FROM generate_series(1, 40000) i;
+ANALYZE dupnull;
+SELECT same_result('SELECT * FROM dupnull ORDER BY g DESC', 'g');
+SELECT finish_line('SELECT * FROM dupnull ORDER BY g DESC');
+SELECT same_result('SELECT * FROM dupnull ORDER BY g NULLS FIRST', 'g');
+SELECT finish_line('SELECT * FROM dupnull ORDER BY g NULLS FIRST');
+SELECT same_result('SELECT * FROM dupnull ORDER BY g DESC NULLS LAST, i', 'g, i');
 SELECT same_result('SELECT * FROM dup ORDER BY b', 'b');
 SELECT same_result('SELECT * FROM dup ORDER BY b DESC, i', 'b, i');
 SELECT same_result('SELECT * FROM dup ORDER BY g, i DESC', 'g, i');
@@ -275,6 +285,6 @@ SELECT gpu_sort(ARRAY[1.0, 'NaN', '-Infinity', 0.001, 1.00, NULL, 'Infinity']::n
                 nulls_first => true);
 SELECT gpu_sort('{}'::text[]), gpu_sort(NULL::uuid[]), gpu_sort(ARRAY[NULL, NULL]::text[]);
 
-DROP TABLE s, names, num, misc, dup, edge, wide_tie;
+DROP TABLE s, names, num, misc, dup, dupnull, edge, wide_tie;
 DROP COLLATION en_libc;
 DROP COLLATION en_icu;

@@ -299,6 +299,8 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 					 errmsg("out of memory"),
 					 errdetail("gpu_sort() could not get memory to order %d elements with equal prefixes.",
 							   nvalues)));
+		if (tie_bits)
+			pfree(tie_bits);
 	}
 
 	/* NULLs as a block at one end */

@@ -118,7 +118,7 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 	if (vals != perm)
 		memcpy(perm, vals, n * sizeof(uint32_t));
 	/* (keys holds word 0 in order only where word 0 was gathered) */
-	if (keys_out)
+	if (keys_out && nwords > 0)
 		for (size_t i = 0; i < n; i++)
 			keys_out[i] = words[0][perm[i]];
 	return passes;

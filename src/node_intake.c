@@ -326,7 +326,7 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 		if (kw[k].nw == 0)
 			continue;
 		if (null)
-			memset(code, 0, sizeof(code));
+			gpusort_null_code_words(state->codes[k], state->descending[k], kw[k].nw, code);
 		else
 			gpusort_encode_words(state->codes[k], state->types[k], &state->abbrev[k], d,
 								 state->descending[k], kw[k].nw, code);
@@ -512,9 +512,10 @@ finish_begin(GpuSortState *state, KeyFinish *kf, Size n)
 	gpusort_finish_setup(kf, keys, nk, state->codes[first], state->descending[first]);
 	kf->fetch = fetch_finish_values;
 	kf->arg = state;
-	/* what the budget leaves (the key words and permutation are held meanwhile) */
+	/* what the budget leaves (the key words, permutation and tie bits are held meanwhile) */
 	kf->max_bytes = state->limit_bytes - Min(state->limit_bytes,
-											 used_bytes(state, n, n, key_row_bytes(state)));
+											 used_bytes(state, n, n, key_row_bytes(state)) +
+											 (n + 31) / 32 * sizeof(uint32));
 }
 
 /*
@@ -586,7 +587,9 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 		finish_begin(state, &kf, n);
 		nsorted = gpusort_finish_first_words(&kf, words, nwords, n);
 		state->finish_words = kf.first_words;
-		tie_bits = gpusort_alloc_big(state->sortcxt, (n + 31) / 32 * sizeof(uint32) + 1);
+		/* (only where the GPU will sort: below the minimum, not even opened) */
+		if (n >= (Size) gpusort_gpu_min_elements && gpusort_gpu_expected())
+			tie_bits = gpusort_alloc_big(state->sortcxt, (n + 31) / 32 * sizeof(uint32) + 1);
 	}
 	sorted = state->perm &&
 		gpusort_sort_rows(words, nsorted, n, state->perm, &state->run, reorder, tie_bits);

@@ -641,7 +641,7 @@ store_row(FillState *fs, TupleTableSlot *slot)
 		if (null)
 		{
 			((bool *) (base + fs->layout.has_null))[k] = true;
-			memset(code, 0, sizeof(code));
+			gpusort_null_code_words(fs->codes[k], fs->descending[k], fs->nw[k], code);
 		}
 		else
 			gpusort_encode_words(fs->codes[k], fs->keys[k].type, &fs->abbrev[k], d,

@@ -213,8 +213,15 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		st = gpusort_job_download(guard->job, perm, NULL);
 	if (st == GPUSORT_OK && tie_bits != NULL)
 	{
-		st = gpusort_job_download_ties(guard->job, tie_bits);
-		run->tie_bits_done = st == GPUSORT_OK;
+		/* optional: without them the finish finds the ties itself */
+		gpusort_status tst = gpusort_job_download_ties(guard->job, tie_bits);
+
+		if (tst == GPUSORT_ERR_CUDA_STICKY)
+			st = tst;
+		else if (tst != GPUSORT_OK)
+			elog(DEBUG1, "gpusort: tie bits not made on the GPU: %s: %s",
+				 gpusort_status_message(tst), gpusort_error_detail());
+		run->tie_bits_done = tst == GPUSORT_OK;
 	}
 	if (st == GPUSORT_OK && reorder != NULL)
 	{

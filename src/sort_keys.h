@@ -143,6 +143,19 @@ gpusort_null_word(bool isnull, bool nulls_first)
 	return nulls_first ? !isnull : isnull;
 }
 
+/*
+ * The nw code words of a NULL (its NULL-order word keeps it apart from the
+ * values; NULLs tie among themselves): 0, but for a BYTES key sorted
+ * descending the padding byte's complement, so that the finish sees NULLs
+ * as values held whole by the words (key_finish.c) and settles their runs.
+ */
+static inline void
+gpusort_null_code_words(GpuSortKeyCode code, bool descending, int nw, uint32 *out)
+{
+	for (int w = 0; w < nw; w++)
+		out[w] = code == GPUSORT_CODE_BYTES && descending ? ~(uint32) 0 : 0;
+}
+
 static inline uint64
 gpusort_key_code(Oid type, Datum value, bool isnull, bool descending)
 {
