@@ -222,6 +222,53 @@ test_cpu_radix(uint64_t *rng)
 			}
 }
 
+/*
+ * Keys whose word c is the same in every row (a shared prefix, the padding
+ * past short strings): the sort skips it without gathering it; the order
+ * must still be the qsort reference's, and keys_out word 0 in that order.
+ */
+static void
+test_cpu_radix_constant_words(uint64_t *rng)
+{
+	size_t		sizes[] = {1, 1000, 65537};
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (int nwords = 1; nwords <= 4; nwords++)
+			for (int c = 0; c < nwords; c++)
+			{
+				size_t		n = sizes[s];
+				uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
+				uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
+				uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
+				uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
+				uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
+				const uint32_t *cols[TEST_MAX_WORDS];
+				int			same = 1;
+
+				for (size_t i = 0; i < nwords * n; i++)
+					words[i] = test_rand32(rng) & 0x30303;	/* few values: ties reach every word */
+				for (size_t i = 0; i < n; i++)
+					words[(size_t) c * n + i] = 0x12345678;
+				cpu_radix_sort_rows(test_word_columns(words, nwords, n, cols), nwords, n,
+									perm, keys, scratch, NULL);
+				for (size_t i = 0; i < n; i++)
+					ref[i] = (uint32_t) i;
+				ref_words = words;
+				ref_nwords = nwords;
+				ref_n = n;
+				qsort(ref, n, sizeof(uint32_t), ref_cmp);
+				for (size_t i = 0; i < n && same; i++)
+					same = ref[i] == perm[i] && keys[i] == words[perm[i]];
+				CHECK(same, "cpu radix n=%zu nwords=%d, word %d constant: differs from qsort reference",
+					  n, nwords, c);
+				free(words);
+				free(perm);
+				free(ref);
+				free(keys);
+				free(scratch);
+			}
+}
+
 int
 main(void)
 {
@@ -233,6 +280,7 @@ main(void)
 	test_int_encodings(&rng);
 	test_array_encoders(&rng);
 	test_cpu_radix(&rng);
+	test_cpu_radix_constant_words(&rng);
 	printf("unit_test: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }
