@@ -277,8 +277,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 		kf.arg = values;
 		kf.max_bytes = MaxAllocHugeSize;	/* an array has no budget but memory */
 		nw = gpusort_finish_first_words(&kf, (const uint32 *const *) cols, nw, nvalues);
-		tie_bits = palloc_extended(((Size) nvalues + 31) / 32 * sizeof(uint32) + 1,
-								   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+		tie_bits = gpusort_tie_bits_for(CurrentMemoryContext, nvalues);
 	}
 	if (nw == 0)
 		for (int i = 0; i < nvalues; i++)

@@ -216,16 +216,23 @@ refines(const KeyFinish *kf)
  * other types (bytea) may hold zero bytes, so they never tell.
  */
 static inline bool
-tells_held_whole(const KeyFinish *kf)
-{
-	return kf->first_code == GPUSORT_CODE_BYTES &&
-		(kf->first_type == TEXTOID || kf->first_type == VARCHAROID);
-}
-
-static inline bool
 held_whole(const KeyFinish *kf, uint32 last)
 {
-	return tells_held_whole(kf) && (last & 0xff) == (kf->first_descending ? 0xff : 0);
+	return kf->first_code == GPUSORT_CODE_BYTES &&
+		(kf->first_type == TEXTOID || kf->first_type == VARCHAROID) &&
+		(last & 0xff) == (kf->first_descending ? 0xff : 0);
+}
+
+/*
+ * Are the values of the run beginning at sorted position i held whole by
+ * its words (the key's words are the last of words[0..nwords); a key that
+ * is not BYTES has none, and never tells)?
+ */
+static inline bool
+run_held_whole(const KeyFinish *kf, const uint32 *const *words, int nwords,
+			   const uint32 *perm, Size i)
+{
+	return kf->first_code == GPUSORT_CODE_BYTES && held_whole(kf, words[nwords - 1][perm[i]]);
 }
 
 static int
@@ -355,7 +362,7 @@ fetch_tied_values(KeyFinish *kf, Tied *t, Size n)
 static uint32 *
 scan_ties(const uint32 *const *words, int nwords, Size n, const uint32 *perm)
 {
-	Size		nbytes = ((n + 31) / 32) * sizeof(uint32);
+	Size		nbytes = GPUSORT_TIE_BITS_BYTES(n);
 	uint32	   *same = gpusort_alloc_big(CurrentMemoryContext, nbytes);
 
 	const uint32 **varied;		/* the words that differ between some rows */
@@ -397,7 +404,7 @@ static inline bool
 run_needs_finish(const KeyFinish *kf, const uint32 *const *words, int nwords,
 				 const uint32 *perm, Size i)
 {
-	return !(kf->nkeys == 1 && tells_held_whole(kf) && held_whole(kf, words[nwords - 1][perm[i]]));
+	return !(kf->nkeys == 1 && run_held_whole(kf, words, nwords, perm, i));
 }
 
 /*
@@ -452,7 +459,7 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		if (run_needs_finish(kf, words, nwords, perm, i))
 		{
 			/* values held whole tie in the first key: only the keys after it split them */
-			t->refine |= !(tells_held_whole(kf) && held_whole(kf, words[nwords - 1][perm[i]]));
+			t->refine |= !run_held_whole(kf, words, nwords, perm, i);
 			t->run_from[t->nruns] = (uint32) kf->first_words * 4;
 			t->run_start[t->nruns++] = (uint32) t->n;
 			for (Size q = i; q < j; q++, t->n++)

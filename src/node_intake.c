@@ -515,7 +515,7 @@ finish_begin(GpuSortState *state, KeyFinish *kf, Size n)
 	/* what the budget leaves (the key words, permutation and tie bits are held meanwhile) */
 	kf->max_bytes = state->limit_bytes - Min(state->limit_bytes,
 											 used_bytes(state, n, n, key_row_bytes(state)) +
-											 (n + 31) / 32 * sizeof(uint32));
+											 GPUSORT_TIE_BITS_BYTES(n));
 }
 
 /*
@@ -587,9 +587,7 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 		finish_begin(state, &kf, n);
 		nsorted = gpusort_finish_first_words(&kf, words, nwords, n);
 		state->finish_words = kf.first_words;
-		/* (only where the GPU will sort: below the minimum, not even opened) */
-		if (n >= (Size) gpusort_gpu_min_elements && gpusort_gpu_expected())
-			tie_bits = gpusort_alloc_big(state->sortcxt, (n + 31) / 32 * sizeof(uint32) + 1);
+		tie_bits = gpusort_tie_bits_for(state->sortcxt, n);
 	}
 	sorted = state->perm &&
 		gpusort_sort_rows(words, nsorted, n, state->perm, &state->run, reorder, tie_bits);

@@ -83,6 +83,19 @@ gpusort_gpu_expected(void)
 	return gpusort_gpu_ready(NULL);
 }
 
+uint32 *
+gpusort_tie_bits_for(MemoryContext cxt, size_t n)
+{
+	/* gpusort_sort_rows' choices, the cheap ones first */
+	if (gpusort_device == GPUSORT_DEVICE_AUTO &&
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_AUTO &&
+		n < (size_t) gpusort_gpu_min_elements)
+		return NULL;
+	if (n > gpusort_job_max_rows() || !gpusort_gpu_expected())
+		return NULL;
+	return gpusort_alloc_big(cxt, GPUSORT_TIE_BITS_BYTES(n) + 1);
+}
+
 static void
 job_guard_release(void *arg)
 {

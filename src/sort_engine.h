@@ -67,4 +67,13 @@ extern bool gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n,
  */
 extern bool gpusort_gpu_expected(void);
 
+/*
+ * The tie bits of n sorted rows (gpusort_sort_rows' tie_bits), where the
+ * GPU will sort them -- the settings and n send them there and a GPU is
+ * usable -- else NULL: the finish then finds the ties itself.  Never opens
+ * the GPU for a sort that would not use it.  Bytes: GPUSORT_TIE_BITS_BYTES.
+ */
+#define GPUSORT_TIE_BITS_BYTES(n) (((Size) (n) + 31) / 32 * sizeof(uint32))
+extern uint32 *gpusort_tie_bits_for(MemoryContext cxt, size_t n);
+
 #endif
