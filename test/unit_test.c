@@ -168,6 +168,45 @@ ref_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * cpu_radix_sort_rows on n rows of nwords words (word-major): a
+ * permutation in key order, equal to the stable qsort reference, with
+ * keys_out word 0 in that order.  `what` names the case in failures.
+ */
+static void
+check_cpu_radix(const uint32_t *words, int nwords, size_t n, const char *what)
+{
+	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
+	const uint32_t *cols[TEST_MAX_WORDS];
+	size_t		where = 0;
+	const char *err;
+	int			same = 1;
+
+	for (size_t i = 0; i < n; i++)
+		perm[i] = ref[i] = 0xdeadbeef;
+	cpu_radix_sort_rows(test_word_columns(words, nwords, n, cols), nwords, n,
+						perm, keys, scratch, NULL);
+	err = test_check_permutation(words, nwords, n, perm, &where);
+	CHECK(err == NULL, "cpu radix %s n=%zu nwords=%d: %s at %zu", what, n, nwords, err, where);
+
+	for (size_t i = 0; i < n; i++)
+		ref[i] = (uint32_t) i;
+	ref_words = words;
+	ref_nwords = nwords;
+	ref_n = n;
+	qsort(ref, n, sizeof(uint32_t), ref_cmp);
+	for (size_t i = 0; i < n && same; i++)
+		same = ref[i] == perm[i] && keys[i] == words[perm[i]];
+	CHECK(same, "cpu radix %s n=%zu nwords=%d differs from qsort reference", what, n, nwords);
+	free(perm);
+	free(ref);
+	free(keys);
+	free(scratch);
+}
+
 static void
 test_cpu_radix(uint64_t *rng)
 {
@@ -179,14 +218,6 @@ test_cpu_radix(uint64_t *rng)
 			{
 				size_t		n = sizes[s];
 				uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
-				uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
-				uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
-				uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
-				uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
-				size_t		where = 0;
-				const char *err;
-				int			same = 1;
-				const uint32_t *cols[TEST_MAX_WORDS];
 
 				for (int w = 0; w < nwords; w++)
 				{
@@ -196,29 +227,8 @@ test_cpu_radix(uint64_t *rng)
 						for (size_t i = 0; i < n; i++)
 							words[(size_t) w * n + i] &= 0x3;
 				}
-				for (size_t i = 0; i < n; i++)
-					perm[i] = ref[i] = 0xdeadbeef;
-				cpu_radix_sort_rows(test_word_columns(words, nwords, n, cols), nwords, n,
-									perm, keys, scratch, NULL);
-				err = test_check_permutation(words, nwords, n, perm, &where);
-				CHECK(err == NULL, "cpu radix %s n=%zu nwords=%d: %s at %zu",
-					  test_distribution_names[d], n, nwords, err, where);
-
-				for (size_t i = 0; i < n; i++)
-					ref[i] = (uint32_t) i;
-				ref_words = words;
-				ref_nwords = nwords;
-				ref_n = n;
-				qsort(ref, n, sizeof(uint32_t), ref_cmp);
-				for (size_t i = 0; i < n && same; i++)
-					same = ref[i] == perm[i] && keys[i] == words[perm[i]];
-				CHECK(same, "cpu radix %s n=%zu nwords=%d differs from qsort reference",
-					  test_distribution_names[d], n, nwords);
+				check_cpu_radix(words, nwords, n, test_distribution_names[d]);
 				free(words);
-				free(perm);
-				free(ref);
-				free(keys);
-				free(scratch);
 			}
 }
 
@@ -238,34 +248,15 @@ test_cpu_radix_constant_words(uint64_t *rng)
 			{
 				size_t		n = sizes[s];
 				uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
-				uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
-				uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
-				uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
-				uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
-				const uint32_t *cols[TEST_MAX_WORDS];
-				int			same = 1;
+				char		what[32];
 
 				for (size_t i = 0; i < nwords * n; i++)
 					words[i] = test_rand32(rng) & 0x30303;	/* few values: ties reach every word */
 				for (size_t i = 0; i < n; i++)
 					words[(size_t) c * n + i] = 0x12345678;
-				cpu_radix_sort_rows(test_word_columns(words, nwords, n, cols), nwords, n,
-									perm, keys, scratch, NULL);
-				for (size_t i = 0; i < n; i++)
-					ref[i] = (uint32_t) i;
-				ref_words = words;
-				ref_nwords = nwords;
-				ref_n = n;
-				qsort(ref, n, sizeof(uint32_t), ref_cmp);
-				for (size_t i = 0; i < n && same; i++)
-					same = ref[i] == perm[i] && keys[i] == words[perm[i]];
-				CHECK(same, "cpu radix n=%zu nwords=%d, word %d constant: differs from qsort reference",
-					  n, nwords, c);
+				snprintf(what, sizeof(what), "word %d constant", c);
+				check_cpu_radix(words, nwords, n, what);
 				free(words);
-				free(perm);
-				free(ref);
-				free(keys);
-				free(scratch);
 			}
 }
 
