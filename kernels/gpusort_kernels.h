@@ -156,10 +156,11 @@ gpusort_status gpusort_job_download_ties(gpusort_job *job, uint32_t *bits);
 /*
  * After a sort: put the first m rows' data into sorted order through the
  * device (row data goes up, is gathered there, and comes back in order):
- * gpusort_job_permute_fixed: in holds n elements of elem_size bytes (1,
- * 2, 4 or 8); out[i] (i < m) receives in[perm[i]].  The upload counts as
- * to-device time, the rest as from-device time.
+ * gpusort_job_permute_fixed: in holds n elements of elem_size bytes (1 to
+ * GPUSORT_PERMUTE_MAX_ELEM); out[i] (i < m) receives in[perm[i]].  The
+ * upload counts as to-device time, the rest as from-device time.
  */
+#define GPUSORT_PERMUTE_MAX_ELEM 256
 gpusort_status gpusort_job_permute_fixed(gpusort_job *job, const void *in, void *out,
 										 size_t elem_size, size_t m);
 void		gpusort_job_timing(const gpusort_job *job, gpusort_timing *timing);

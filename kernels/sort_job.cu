@@ -451,9 +451,10 @@ struct DeviceBuffers
 	}
 };
 
+/* out[i] = in[perm[i]] for elements of lanes units of T */
 template <typename T>
 static gpusort_status
-permute_fixed(gpusort_job *job, const T *in, T *out, size_t m)
+permute_fixed(gpusort_job *job, const T *in, T *out, size_t lanes, size_t m)
 {
 	DeviceBuffers buf;
 	T		   *d_in,
@@ -461,15 +462,19 @@ permute_fixed(gpusort_job *job, const T *in, T *out, size_t m)
 	double		t0 = now_ms(),
 				t1;
 
-	CUDA_TRY(buf.alloc(0, &d_in, job->n * sizeof(T)));
-	CUDA_TRY(buf.alloc(1, &d_out, m * sizeof(T)));
-	CUDA_TRY(cudaMemcpy(d_in, in, job->n * sizeof(T), cudaMemcpyHostToDevice));
+	CUDA_TRY(buf.alloc(0, &d_in, job->n * lanes * sizeof(T)));
+	CUDA_TRY(buf.alloc(1, &d_out, m * lanes * sizeof(T)));
+	CUDA_TRY(cudaMemcpy(d_in, in, job->n * lanes * sizeof(T), cudaMemcpyHostToDevice));
 	t1 = now_ms();
 	job->timing.to_device_ms += t1 - t0;
-	permute_fixed_kernel<T><<<grid_for_stride_loop(m), BLOCK_THREADS>>>(
-		d_in, job->d_vals[job->cur], d_out, m);
+	if (lanes == 1)
+		permute_fixed_kernel<T><<<grid_for_stride_loop(m), BLOCK_THREADS>>>(
+			d_in, job->d_vals[job->cur], d_out, m);
+	else
+		permute_lanes_kernel<T><<<grid_for_stride_loop(m * lanes), BLOCK_THREADS>>>(
+			d_in, job->d_vals[job->cur], d_out, m, (unsigned) lanes);
 	CUDA_TRY_LAUNCH("permute_fixed_kernel");
-	CUDA_TRY(cudaMemcpy(out, d_out, m * sizeof(T), cudaMemcpyDeviceToHost));
+	CUDA_TRY(cudaMemcpy(out, d_out, m * lanes * sizeof(T), cudaMemcpyDeviceToHost));
 	job->timing.from_device_ms += now_ms() - t1;
 	return GPUSORT_OK;
 }
@@ -480,20 +485,18 @@ gpusort_job_permute_fixed(gpusort_job *job, const void *in, void *out, size_t el
 {
 	if (job->cur < 0 || m > job->n)
 		return job->n == 0 ? GPUSORT_OK : GPUSORT_ERR_INVALID_ARGUMENT;
+	if (elem_size == 0 || elem_size > GPUSORT_PERMUTE_MAX_ELEM)
+		return GPUSORT_ERR_INVALID_ARGUMENT;
 	if (m == 0)
 		return GPUSORT_OK;
-	switch (elem_size)
-	{
-		case 1:
-			return permute_fixed(job, (const uint8_t *) in, (uint8_t *) out, m);
-		case 2:
-			return permute_fixed(job, (const uint16_t *) in, (uint16_t *) out, m);
-		case 4:
-			return permute_fixed(job, (const uint32_t *) in, (uint32_t *) out, m);
-		case 8:
-			return permute_fixed(job, (const uint64_t *) in, (uint64_t *) out, m);
-	}
-	return GPUSORT_ERR_INVALID_ARGUMENT;
+	/* the widest unit that divides the element */
+	if (elem_size % 8 == 0)
+		return permute_fixed(job, (const uint64_t *) in, (uint64_t *) out, elem_size / 8, m);
+	if (elem_size % 4 == 0)
+		return permute_fixed(job, (const uint32_t *) in, (uint32_t *) out, elem_size / 4, m);
+	if (elem_size % 2 == 0)
+		return permute_fixed(job, (const uint16_t *) in, (uint16_t *) out, elem_size / 2, m);
+	return permute_fixed(job, (const uint8_t *) in, (uint8_t *) out, elem_size, m);
 }
 
 void

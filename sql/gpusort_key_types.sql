@@ -212,6 +212,11 @@ FROM unnest(ARRAY['u', 'bo', 'iv', 'ip']) k,
      unnest(ARRAY['', 'NULLS FIRST', 'DESC', 'DESC NULLS LAST']) o
 ORDER BY k, o;
 SELECT same_result('SELECT * FROM misc ORDER BY bo, mo DESC, i', 'bo, mo, i');
+-- a uuid or an interval is encoded whole: rows that tie on it are equal by
+-- it, and the keys after it are encoded too (the NULL uuids tie)
+SELECT same_result('SELECT * FROM misc ORDER BY u, ip DESC, i', 'u, ip, i');
+SELECT same_result('SELECT * FROM misc ORDER BY iv DESC, bo NULLS FIRST, u, i', 'iv, bo, u, i');
+SELECT plan_lines('SELECT * FROM misc ORDER BY u, ip');
 SELECT same_result('SELECT * FROM misc ORDER BY i % 4, arr, i', 'i % 4, arr, i');
 SELECT plan_lines('SELECT * FROM misc ORDER BY u');
 SELECT plan_lines('SELECT * FROM misc ORDER BY iv, i');

@@ -323,8 +323,30 @@ SELECT p ->> 'Rows Sorted' AS rows, (p ->> 'Rows Stored by Workers')::int > 0 AS
 FROM explain_json('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, chr(65 + i % 26)::"char" AS c, a, d FROM pf ORDER BY s, n') p;
 SELECT same_result('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, chr(65 + i % 26)::"char" AS c, a, d FROM pf ORDER BY s, n', 's, n');
 SELECT same_result('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, a, -d::float4 AS f FROM pf ORDER BY a DESC, n', 'a, n');
+-- fixed-length columns passed by reference (uuid, interval, macaddr,
+-- macaddr8, name, point, timetz) are stored as columns too, at their
+-- lengths rounded up to 8 bytes, NULLs among them
+CREATE VIEW pf_fixed AS
+SELECT i, a, md5(i::text)::uuid AS u, make_interval(days => i % 40, secs => i % 1000) AS iv,
+       CASE WHEN i % 7 = 0 THEN NULL
+            ELSE ('08:00:2b:01:' || lpad(to_hex(i / 256 % 256), 2, '0') || ':' || lpad(to_hex(i % 256), 2, '0'))::macaddr END AS mac,
+       ('08:00:2b:01:02:03:04:' || lpad(to_hex(i % 256), 2, '0'))::macaddr8 AS m8,
+       (a::text || '_name')::name AS nm, point(i, d) AS p, ('12:34:56+0' || i % 10)::timetz AS tt
+FROM pf;
+SELECT p ->> 'Rows Sorted' AS rows, (p ->> 'Rows Stored by Workers')::int > 0 AS workers_stored
+FROM explain_json('SELECT * FROM pf_fixed ORDER BY a, i') p;
+SELECT same_result('SELECT * FROM pf_fixed ORDER BY a, i', 'a, i');
+SELECT same_result('SELECT * FROM pf_fixed ORDER BY u DESC', 'u');
+SELECT same_result('SELECT * FROM pf_fixed ORDER BY mac NULLS FIRST, tt, i', 'mac, tt, i');
 SET max_parallel_workers_per_gather = 0;
 SELECT same_result('SELECT (i % 7 - 3)::int2 AS s, i % 3 = 0 AS b, -i::int8 AS n, chr(65 + i % 26)::"char" AS c, a, -d::float4 AS f FROM pf ORDER BY f, n', 'f, n');
+SELECT same_result('SELECT * FROM pf_fixed ORDER BY iv, nm DESC, i', 'iv, nm, i');
+SELECT same_result('SELECT * FROM pf_fixed ORDER BY m8 DESC, u', 'm8, u');
+-- with a GPU, the columns of every width go through it into sorted order
+SET gpusort.gpu_reorder_min_rows = 0;
+SELECT same_result('SELECT * FROM pf_fixed ORDER BY u', 'u');
+SELECT same_result('SELECT * FROM pf_fixed ORDER BY a DESC, iv, i', 'a, iv, i');
+RESET gpusort.gpu_reorder_min_rows;
 SET max_parallel_workers_per_gather = 2;
 -- off: every row comes up through the Gather
 SET gpusort.parallel_fill = off;
@@ -392,4 +414,5 @@ RESET min_parallel_table_scan_size;
 RESET parallel_leader_participation;
 SET max_parallel_workers_per_gather = 0;
 
+DROP VIEW pf_fixed;
 DROP TABLE g, empty, nulls, specials, wide, narrow, pf;

@@ -228,6 +228,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 	bool	   *sorted_nulls;
 	GpuSortRun	run;
 	KeyFinish	kf;
+	bool		lossless;		/* equal words, equal elements: no finish */
 	uint32	   *tie_bits = NULL;
 	int			dims[1],
 				lbs[1] = {1};
@@ -263,13 +264,14 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 	if (!gpusort_key_codes(&key, 1, &code, &desc_code))
 		elog(ERROR, "gpusort: no btree ordering for operator %u", key.sortop);
 	nw = gpusort_code_words(code, key.type);
+	lossless = gpusort_code_lossless(code, key.type);
 
 	/* the words' order, then the ties' */
 	perm = gpusort_alloc_huge(Max(nvalues, 1) * sizeof(uint32));
 	for (int j = 0; j < nw; j++)
 		cols[j] = gpusort_alloc_huge(Max(nvalues, 1) * sizeof(uint32));
 	encode_elements(&key, code, desc_code, values, nvalues, nw, cols);
-	if (code != GPUSORT_CODE_WHOLE)
+	if (!lossless)
 	{
 		/* the sort may take fewer words; the GPU marks the ties */
 		gpusort_finish_setup(&kf, &key, 1, code, desc_code);
@@ -289,7 +291,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 				 errmsg("out of memory"),
 				 errdetail("gpu_sort() could not get scratch memory to sort %d elements.",
 						   nvalues)));
-	if (code != GPUSORT_CODE_WHOLE)
+	if (!lossless)
 	{
 		kf.tie_bits = nw > 0 && run.tie_bits_done ? tie_bits : NULL;
 		if (!gpusort_finish_ties(&kf, (const uint32 *const *) cols, nw, nvalues, perm, nvalues))

@@ -1,5 +1,6 @@
 /*
- * column_store.c -- GpuSort's column-wise store for by-value rows.
+ * column_store.c -- GpuSort's column-wise store for rows of fixed-length
+ * columns.
  *
  * Arrays grow by doubling (or to a size the caller reserves up front from
  * the planner's estimate); allocation failures are reported, not raised,
@@ -13,19 +14,34 @@
 #include "big_alloc.h"
 #include "column_store.h"
 
+/* Does a column of this attribute have a fixed width a store can keep? */
+static bool
+column_fits(Form_pg_attribute att)
+{
+	if (att->attlen <= 0)
+		return false;
+	return att->attbyval ? att->attlen <= (int) sizeof(Datum) :
+		MAXALIGN(att->attlen) <= COLUMN_MAX_WIDTH;
+}
+
 bool
 column_store_fits(TupleDesc desc)
 {
 	if (desc->natts == 0)
 		return false;
 	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (!att->attbyval || att->attlen <= 0 || att->attlen > (int) sizeof(Datum))
+		if (!column_fits(TupleDescAttr(desc, i)))
 			return false;
-	}
 	return true;
+}
+
+void
+column_type_init(ColumnType *type, Form_pg_attribute att)
+{
+	Assert(column_fits(att));
+	type->len = att->attlen;
+	type->byval = att->attbyval;
+	type->width = att->attbyval ? att->attlen : MAXALIGN(att->attlen);
 }
 
 void
@@ -36,9 +52,9 @@ column_store_init(ColumnStore *store, MemoryContext cxt, TupleDesc desc)
 	memset(store, 0, sizeof(*store));
 	store->cxt = cxt;
 	store->natts = natts;
-	store->width = MemoryContextAlloc(cxt, natts * sizeof(int16));
+	store->type = MemoryContextAlloc(cxt, natts * sizeof(ColumnType));
 	for (int c = 0; c < natts; c++)
-		store->width[c] = TupleDescAttr(desc, c)->attlen;
+		column_type_init(&store->type[c], TupleDescAttr(desc, c));
 	store->values = MemoryContextAllocZero(cxt, natts * sizeof(char *));
 	store->isnull = MemoryContextAllocZero(cxt, natts * sizeof(bool *));
 }
@@ -72,8 +88,8 @@ column_store_reserve(ColumnStore *store, Size rows)
 	isnull = palloc0(store->natts * sizeof(bool *));
 	for (int c = 0; c < store->natts; c++)
 	{
-		row_bytes += store->width[c];
-		values[c] = regrow(store, store->values[c], store->width[c], cap, false);
+		row_bytes += store->type[c].width;
+		values[c] = regrow(store, store->values[c], store->type[c].width, cap, false);
 		if (values[c] == NULL)
 			goto fail;
 		if (store->isnull[c])
@@ -135,13 +151,15 @@ column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
 	slot_getallattrs(slot);
 	for (int c = 0; c < store->natts; c++)
 	{
-		store_att_byval(column_store_at(store, c, row), slot->tts_values[c], store->width[c]);
 		if (slot->tts_isnull[c])
 		{
+			memset(column_store_at(store, c, row), 0, store->type[c].width);
 			if (store->isnull[c] == NULL && !start_null_flags(store, c))
 				return false;
 			store->isnull[c][row] = true;
 		}
+		else
+			column_value_put(store->values[c], &store->type[c], row, slot->tts_values[c]);
 	}
 	store->nrows++;
 	return true;
@@ -158,7 +176,7 @@ column_store_append(ColumnStore *store, const char *const *values,
 		return false;
 	for (int c = 0; c < store->natts; c++)
 	{
-		memcpy(column_store_at(store, c, row), values[c], nrows * store->width[c]);
+		memcpy(column_store_at(store, c, row), values[c], nrows * store->type[c].width);
 		if (isnull[c] == NULL || memchr(isnull[c], true, nrows) == NULL)
 		{
 			if (store->isnull[c])

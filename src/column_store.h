@@ -1,25 +1,48 @@
 /*
- * column_store.h -- GpuSort's in-memory store for rows whose columns are
- * all passed by value (int2/4/8, float4/8, date, timestamp, oid, bool, ...):
- * one array per column whose values take the column's own width (4 bytes
- * for an int4, not a whole Datum), and a NULL-flag array for a column only
- * once it has held a NULL.  No tuples are formed going in and none are
- * deformed coming out; a row is handed up as a virtual tuple.
+ * column_store.h -- GpuSort's in-memory store for rows whose columns all
+ * have a fixed length: those passed by value (int2/4/8, float4/8, date,
+ * timestamp, oid, bool, ...) and fixed-length ones passed by reference
+ * (uuid, interval, macaddr, name, point, ...).  One array per column
+ * whose values take the column's own width (4 bytes for an int4, 16 for a
+ * uuid, not a whole Datum or a tuple), and a NULL-flag array for a column
+ * only once it has held a NULL.  No tuples are formed going in and none
+ * are deformed coming out; a row is handed up as a virtual tuple whose
+ * by-reference values point into the store.
  */
 #ifndef GPUSORT_COLUMN_STORE_H
 #define GPUSORT_COLUMN_STORE_H
 
 #include "postgres.h"
 
+#include "access/tupdesc.h"
 #include "access/tupmacs.h"
 #include "executor/tuptable.h"
+
+/* the widest fixed-length by-reference value a column store keeps */
+#define COLUMN_MAX_WIDTH 256
+
+/*
+ * How a column's values lie in the store: width bytes each, side by side.
+ * A by-value column takes its length (1, 2, 4 or 8); a by-reference one its
+ * length rounded up to MAXALIGN (the rest zeroed), so that every value is
+ * aligned as its type needs.
+ */
+typedef struct ColumnType
+{
+	int16		len;			/* attlen */
+	int16		width;
+	bool		byval;
+} ColumnType;
+
+/* The form of column att in a store (att of a descriptor column_store_fits). */
+extern void column_type_init(ColumnType *type, Form_pg_attribute att);
 
 typedef struct ColumnStore
 {
 	MemoryContext cxt;			/* everything below lives here */
 	int			natts;
-	int16	   *width;			/* [natts]: bytes a value takes (its attlen) */
-	char	  **values;			/* [natts][capacity * width] */
+	ColumnType *type;			/* [natts] */
+	char	  **values;			/* [natts][capacity * type.width] */
 	bool	  **isnull;			/* [natts][capacity]; NULL: no NULL yet */
 	Size		nrows;
 	Size		capacity;
@@ -47,34 +70,51 @@ extern bool column_store_append(ColumnStore *store, const char *const *values,
 								const bool *const *isnull, Size nrows);
 
 /*
- * A column in the store's form -- values of width bytes side by side, as
- * the store and the parallel fill's chunks keep them: where row `row`'s
- * value lies, and that value as a Datum.
+ * A column in the store's form -- values of type->width bytes side by
+ * side, as the store and the parallel fill's chunks keep them: where row
+ * `row`'s value lies, that value as a Datum (a by-reference one points into
+ * the column), and the writing of a Datum there.
  */
 static inline char *
-column_value_at(const char *column, int16 width, Size row)
+column_value_at(const char *column, const ColumnType *type, Size row)
 {
-	return (char *) column + row * width;
+	return (char *) column + row * type->width;
 }
 
 static inline Datum
-column_value_get(const char *column, int16 width, Size row)
+column_value_get(const char *column, const ColumnType *type, Size row)
 {
-	return fetch_att(column_value_at(column, width, row), true, width);
+	const char *at = column_value_at(column, type, row);
+
+	return type->byval ? fetch_att(at, true, type->len) : PointerGetDatum(at);
+}
+
+static inline void
+column_value_put(char *column, const ColumnType *type, Size row, Datum value)
+{
+	char	   *at = column_value_at(column, type, row);
+
+	if (type->byval)
+		store_att_byval(at, value, type->len);
+	else
+	{
+		memcpy(at, DatumGetPointer(value), type->len);
+		memset(at + type->len, 0, type->width - type->len);
+	}
 }
 
 /* Where column c of row `row` lies. */
 static inline char *
 column_store_at(const ColumnStore *store, int c, Size row)
 {
-	return column_value_at(store->values[c], store->width[c], row);
+	return column_value_at(store->values[c], &store->type[c], row);
 }
 
 /* Column c of row `row` as a Datum. */
 static inline Datum
 column_store_value(const ColumnStore *store, int c, Size row)
 {
-	return column_value_get(store->values[c], store->width[c], row);
+	return column_value_get(store->values[c], &store->type[c], row);
 }
 
 /* Put row `row` into a virtual slot (cleared first). */

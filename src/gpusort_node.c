@@ -94,7 +94,7 @@ create_state(CustomScan *cscan)
 		state->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
 		state->descending[i] = list_nth_int(descending, i) != 0;
 		state->codes[i] = (GpuSortKeyCode) list_nth_int(codes, i);
-		if (state->codes[i] != GPUSORT_CODE_WHOLE && state->finish_from == n)
+		if (!gpusort_code_lossless(state->codes[i], state->types[i]) && state->finish_from == n)
 			state->finish_from = i;
 	}
 	state->bound = linitial_int(gpusort_private(cscan, GPUSORT_PRIVATE_BOUND));
@@ -115,7 +115,7 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	state->slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
 
 	/*
-	 * Rows whose columns are all passed by value are kept column-wise and
+	 * Rows whose columns all have a fixed length are kept column-wise and
 	 * handed up in a virtual slot; the top-k heap and the tuplesort fallback
 	 * still use the MinimalTuple slot, so the slot type is not fixed then.
 	 */

@@ -183,7 +183,7 @@ fits_memory_budget(Plan *child, double rows, const GpuSortKeySpec *keys,
 
 /* The code of the first key that is not WHOLE (WHOLE if none). */
 static GpuSortKeyCode
-first_lossy_code(const GpuSortKeyCode *codes, int nkeys)
+first_code_not_whole(const GpuSortKeyCode *codes, int nkeys)
 {
 	for (int k = 0; k < nkeys; k++)
 		if (codes[k] != GPUSORT_CODE_WHOLE)
@@ -216,7 +216,7 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	GpuSortKeySpec *keys;
 	GpuSortKeyCode *codes;
 	bool	   *desc;
-	bool		finish;
+	bool		whole;
 
 	/* the keyed Sort passes its child's columns on, as a Sort does */
 	if (!is_column_list(columns, child))
@@ -245,9 +245,9 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	if (!gpusort_key_codes(keys, spec->numCols, codes, desc) ||
 		codes[0] == GPUSORT_CODE_NONE)
 		return NULL;
-	finish = gpusort_keys_need_finish(codes, spec->numCols);
+	whole = gpusort_keys_whole(codes, spec->numCols);
 	/* under a small bound the native top-N heap sort compares fewer values than any sort */
-	if (finish && bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND)
+	if (!whole && bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND)
 		return NULL;
 	/*
 	 * Without the GPU, a key sorted by its bytes (refined by further CPU
@@ -255,7 +255,7 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	 * native Sort's parallel workers (bench/results/key_types-*): the
 	 * Gather Merge stays, and the workers sort in parallel
 	 */
-	if (finish && native_parallel && first_lossy_code(codes, spec->numCols) == GPUSORT_CODE_BYTES &&
+	if (!whole && native_parallel && first_code_not_whole(codes, spec->numCols) == GPUSORT_CODE_BYTES &&
 		!gpusort_gpu_expected())
 		return NULL;
 	for (int i = 0; i < spec->numCols; i++)

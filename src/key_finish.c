@@ -205,8 +205,7 @@ next_run(const uint32 *same, Size n, Size i)
 static bool
 refines(const KeyFinish *kf)
 {
-	return kf->first_code == GPUSORT_CODE_BYTES &&
-		kf->first_type != UUIDOID && kf->first_type != INTERVALOID;
+	return kf->first_code == GPUSORT_CODE_BYTES;
 }
 
 /*
@@ -802,6 +801,8 @@ void
 gpusort_finish_setup(KeyFinish *kf, const GpuSortKeySpec *keys, int nkeys,
 					 GpuSortKeyCode first_code, bool first_descending)
 {
+	/* rows that tie on a key encoded whole are equal by it: it needs no finish */
+	Assert(!gpusort_code_lossless(first_code, keys[0].type));
 	memset(kf, 0, sizeof(*kf));
 	kf->nkeys = nkeys;
 	kf->ssup = palloc(nkeys * sizeof(SortSupportData));
@@ -826,10 +827,6 @@ gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size 
 	kf->refine_sorts = 0;
 	kf->refine_on_gpu = false;
 	kf->over_budget = false;
-	/* values encoded whole (uuid, interval) that tie are equal: nothing to finish */
-	if (kf->nkeys == 1 && kf->first_code == GPUSORT_CODE_BYTES &&
-		(kf->first_type == UUIDOID || kf->first_type == INTERVALOID))
-		return true;
 	if (!gather_tied(kf, words, nwords, n, perm, Min(m, n), &t))
 		return false;
 

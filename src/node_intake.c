@@ -248,8 +248,8 @@ fill_reorder(GpuSortReorder *r)
 	for (c = 0; c < cols->natts; c++)
 	{
 		r->fixed_in[r->nfixed] = cols->values[c];
-		r->fixed_size[r->nfixed] = cols->width[c];
-		r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * cols->width[c]);
+		r->fixed_size[r->nfixed] = cols->type[c].width;
+		r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * cols->type[c].width);
 		if (cols->isnull[c])
 		{
 			r->fixed_in[r->nfixed] = cols->isnull[c];
@@ -385,7 +385,7 @@ chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
 	ExecClearTuple(vslot);
 	for (int c = 0; c < vslot->tts_tupleDescriptor->natts; c++)
 	{
-		vslot->tts_values[c] = column_value_get(v->values[c], state->cols.width[c], i);
+		vslot->tts_values[c] = column_value_get(v->values[c], &state->cols.type[c], i);
 		vslot->tts_isnull[c] = v->isnull[c][i];
 	}
 	return ExecStoreVirtualTuple(vslot);
@@ -636,9 +636,9 @@ void
 node_sort_input(GpuSortState *state)
 {
 	PlanState  *outer = outerPlanState(state);
-	/* the heap compares words only: keys it cannot order whole take the sort */
+	/* the heap compares 64-bit codes only: other keys take the sort */
 	bool		topk = state->bound >= 0 && state->bound <= GPUSORT_TOPK_MAX_BOUND &&
-		state->finish_from == state->nkeys;
+		gpusort_keys_whole(state->codes, state->nkeys);
 	KeyWords   *kw = NULL;
 	Size		key_bytes = 0;	/* bytes of key words per row */
 	Size		cap = 0,

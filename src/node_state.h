@@ -53,7 +53,7 @@ typedef struct GpuSortState
 	MemoryContext sortcxt;		/* store, codes, permutation */
 
 	bool		sorted;
-	bool		columnar;		/* rows in cols (all columns by value), not store */
+	bool		columnar;		/* rows in cols (all columns of fixed length), not store */
 	TupleStore	store;
 	ColumnStore cols;
 	uint32	   *perm;			/* NULL: the column store is in sorted order */

@@ -7,7 +7,7 @@
  * the leader's GpuSortFill writes the area's handle into the parallel
  * context, and each worker's GpuSortFill attaches to it.  A worker fills
  * chunks -- the rows' encoded key words, and the rows themselves as
- * MinimalTuples (or, for rows of by-value columns, as columns at their
+ * MinimalTuples (or, for rows of fixed-length columns, as columns at their
  * own widths, the column store's form) -- and
  * pushes each full chunk onto a list in the area.  The area belongs to the
  * GpuSort: its segments outlive the workers and the Gather's parallel
@@ -93,8 +93,8 @@ typedef struct ChunkLayout
 	Size		has_null;		/* bool[nkeys] */
 	Size	   *nulls;			/* bool[cap] per key with words: the key is NULL */
 	Size	   *words;			/* uint32[cap] per word w of key k, at [k * MAX_KEY_WORDS + w] */
-	Size	   *values;			/* columnar: char[cap * width] per column */
-	int16	   *width;			/* columnar: bytes a value of column c takes */
+	Size	   *values;			/* columnar: char[cap * type.width] per column */
+	ColumnType *type;			/* columnar: how column c's values lie */
 	Size	   *isnull;			/* columnar: bool[cap] per column */
 	Size		tuple_off;		/* tuples: uint32[cap] */
 	Size		data;			/* tuples: char[data_cap] */
@@ -112,7 +112,7 @@ layout_chunk(ChunkLayout *l, int nkeys, const int *nw, TupleDesc desc, bool colu
 	l->words = palloc0(nkeys * GPUSORT_MAX_KEY_WORDS * sizeof(Size));
 	l->values = palloc(Max(natts, 1) * sizeof(Size));
 	l->isnull = palloc(Max(natts, 1) * sizeof(Size));
-	l->width = palloc(Max(natts, 1) * sizeof(int16));
+	l->type = palloc(Max(natts, 1) * sizeof(ColumnType));
 	l->has_null = off;
 	off = MAXALIGN(off + nkeys * sizeof(bool));
 	for (int k = 0; k < nkeys; k++)
@@ -132,9 +132,9 @@ layout_chunk(ChunkLayout *l, int nkeys, const int *nw, TupleDesc desc, bool colu
 	{
 		for (int c = 0; c < natts; c++)
 		{
-			l->width[c] = TupleDescAttr(desc, c)->attlen;
+			column_type_init(&l->type[c], TupleDescAttr(desc, c));
 			l->values[c] = off;
-			off += MAXALIGN(CHUNK_ROWS * l->width[c]);
+			off += MAXALIGN(CHUNK_ROWS * l->type[c].width);
 		}
 		for (int c = 0; c < natts; c++)
 		{
@@ -454,7 +454,7 @@ gpusort_make_fill(Plan *child, List *gpusort_private)
 		if (lfirst_int(lc) == GPUSORT_CODE_BYTES || lfirst_int(lc) == GPUSORT_CODE_ABBREV)
 			encoding = true;
 	/*
-	 * auto: rows the GpuSort will store as columns (every column by value),
+	 * auto: rows the GpuSort will store as columns (fixed-length columns),
 	 * or keys whose encoding (byte prefixes, abbreviated keys) the workers
 	 * share (bench/results/key_types-*)
 	 */
@@ -620,8 +620,13 @@ store_row(FillState *fs, TupleTableSlot *slot)
 		slot_getallattrs(slot);
 		for (int c = 0; c < fs->natts; c++)
 		{
-			store_att_byval(column_value_at(base + fs->layout.values[c], fs->layout.width[c], row),
-							slot->tts_values[c], fs->layout.width[c]);
+			char	   *column = base + fs->layout.values[c];
+
+			if (slot->tts_isnull[c])
+				memset(column_value_at(column, &fs->layout.type[c], row), 0,
+					   fs->layout.type[c].width);
+			else
+				column_value_put(column, &fs->layout.type[c], row, slot->tts_values[c]);
 			((bool *) (base + fs->layout.isnull[c]))[row] = slot->tts_isnull[c];
 		}
 	}

@@ -41,10 +41,10 @@ typedef struct FillArea FillArea;
 
 /*
  * Open an area for the workers of the fill that is about to run (nw[k]:
- * words of key k's code as the GpuSort encodes it, rows of desc; columnar: rows of all by-value columns
- * as columns at their widths instead of tuples; limit_bytes: most the
- * chunks may take).  The
- * next Gather to start its workers in this backend hands it to them.
+ * words of key k's code as the GpuSort encodes it, rows of desc; columnar:
+ * rows of fixed-length columns, as columns at their widths instead of
+ * tuples; limit_bytes: most the chunks may take).  The next Gather to
+ * start its workers in this backend hands it to them.
  * NULL if there is no room for one (the workers then pass their rows up).
  */
 extern FillArea *fill_area_open(MemoryContext cxt, int nkeys, const int *nw,
@@ -62,7 +62,7 @@ typedef struct FillChunkView
 	const bool *key_has_null;	/* [nkeys] */
 	const bool **nulls;			/* [nkeys][nrows]: the key is NULL (NULL: a key without words) */
 	const uint32 **words;		/* [nkeys * GPUSORT_MAX_KEY_WORDS + w][nrows]: word w of the code */
-	const char **values;		/* columnar: [natts][nrows * width], as ColumnStore */
+	const char **values;		/* columnar: [natts][nrows * type.width], as ColumnStore */
 	const bool **isnull;		/* columnar: [natts][nrows] */
 	const uint32 *tuple_off;	/* tuples: offset of row i's MinimalTuple */
 	const char *data;			/* tuples: chunk data they are in */

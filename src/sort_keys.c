@@ -177,7 +177,7 @@ bool
 gpusort_key_codes(const GpuSortKeySpec *keys, int nkeys, GpuSortKeyCode *codes,
 				  bool *descending)
 {
-	bool		lossy = false;	/* a key before this one is not WHOLE */
+	bool		lossy = false;	/* a key before this one is not encoded whole */
 
 	for (int k = 0; k < nkeys; k++)
 	{
@@ -201,18 +201,26 @@ gpusort_key_codes(const GpuSortKeySpec *keys, int nkeys, GpuSortKeyCode *codes,
 			codes[k] = GPUSORT_CODE_ABBREV;
 		else
 			codes[k] = GPUSORT_CODE_NONE;
-		lossy = lossy || codes[k] != GPUSORT_CODE_WHOLE;
+		lossy = lossy || !gpusort_code_lossless(codes[k], keys[k].type);
 	}
 	return true;
 }
 
 bool
-gpusort_keys_need_finish(const GpuSortKeyCode *codes, int nkeys)
+gpusort_keys_whole(const GpuSortKeyCode *codes, int nkeys)
 {
 	for (int k = 0; k < nkeys; k++)
 		if (codes[k] != GPUSORT_CODE_WHOLE)
-			return true;
-	return false;
+			return false;
+	return true;
+}
+
+bool
+gpusort_code_lossless(GpuSortKeyCode code, Oid type)
+{
+	/* the 16 bytes of a uuid or an interval's span are its whole value */
+	return code == GPUSORT_CODE_WHOLE ||
+		(code == GPUSORT_CODE_BYTES && (type == UUIDOID || type == INTERVALOID));
 }
 
 int

@@ -65,8 +65,15 @@ typedef struct GpuSortKeySpec
 extern bool gpusort_key_codes(const GpuSortKeySpec *keys, int nkeys,
 							  GpuSortKeyCode *codes, bool *descending);
 
-/* Does any key need the CPU to finish ties (is any key not WHOLE)? */
-extern bool gpusort_keys_need_finish(const GpuSortKeyCode *codes, int nkeys);
+/* Is every key WHOLE (so that a 64-bit code orders each, as the top-k heap needs)? */
+extern bool gpusort_keys_whole(const GpuSortKeyCode *codes, int nkeys);
+
+/*
+ * Does a key's code hold its whole value, so that rows whose words tie
+ * are equal by that key: WHOLE, and BYTES of a uuid or an interval (16
+ * bytes, all of them sorted)?  Ties on a lossy key are finished on the CPU.
+ */
+extern bool gpusort_code_lossless(GpuSortKeyCode code, Oid type);
 
 /* 32-bit words of a WHOLE type's code (1 or 2), 0 if the type is not WHOLE. */
 extern int	gpusort_key_words(Oid type);

@@ -366,53 +366,61 @@ run_pairs_case(size_t n, uint64_t *rng)
 
 /*
  * gpusort_job_permute_fixed after a sort of n random 32-bit keys (the
- * first m rows), for elements of 1 and 8 bytes, against the elements
- * gathered through the downloaded permutation on the CPU; outputs poisoned.
+ * first m rows), for elements of every unit (1 to 8 bytes) and of several
+ * units (6, 12, 16 as uuids and intervals, 64 as names, the largest),
+ * against the elements gathered through the downloaded permutation on the
+ * CPU; outputs poisoned.
  */
 static void
 run_permute_case(size_t n, size_t m, uint64_t *rng)
 {
+	static const size_t sizes[] = {1, 2, 4, 6, 8, 12, 16, 24, 64, GPUSORT_PERMUTE_MAX_ELEM};
 	uint32_t   *keys = malloc((n + 1) * sizeof(uint32_t));
 	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
-	uint64_t   *fixed8 = malloc((n + 1) * 8),
-			   *out8 = malloc((m + 1) * 8);
-	uint8_t    *fixed1 = malloc(n + 1),
-			   *out1 = malloc(m + 1);
 	gpusort_job *job = NULL;
 	gpusort_status st;
-	int			ok = 1;
 
 	for (size_t i = 0; i < n; i++)
-	{
 		keys[i] = test_rand32(rng) & 0xfffff;
-		fixed8[i] = ((uint64_t) test_rand32(rng) << 32) | (uint32_t) i;
-		fixed1[i] = (uint8_t) test_rand32(rng);
-	}
-	for (size_t i = 0; i < m; i++)
-	{
-		out8[i] = 0xdeadbeefdeadbeefull;
-		out1[i] = 0xee;
-	}
 	st = job_sort(n, 1, (const uint32_t *const *) &keys, GPUSORT_ALGO_RADIX, perm, NULL, NULL,
 				  &job);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_permute_fixed(job, fixed8, out8, 8, m);
-	if (st == GPUSORT_OK)
-		st = gpusort_job_permute_fixed(job, fixed1, out1, 1, m);
-	gpusort_job_destroy(job);
-	check_status(st, "permute");
+	check_status(st, "permute: sort");
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]) && st == GPUSORT_OK; s++)
+	{
+		size_t		e = sizes[s];
+		uint8_t    *in,
+				   *out;
+		int			ok = 1;
+
+		/* the biggest element only at sizes that stay small */
+		if (n * e > ((size_t) 1 << 28))
+			continue;
+		in = malloc(n * e + 1);
+		out = malloc(m * e + 1);
+		for (size_t i = 0; i < n * e; i++)
+			in[i] = (uint8_t) test_rand32(rng);
+		memset(out, 0xee, m * e);
+		st = gpusort_job_permute_fixed(job, in, out, e, m);
+		check_status(st, "permute");
+		for (size_t i = 0; i < m && ok && st == GPUSORT_OK; i++)
+			ok = memcmp(out + i * e, in + (size_t) perm[i] * e, e) == 0;
+		CHECK(ok, "permute n=%zu m=%zu, %zu-byte elements: not in sorted order", n, m, e);
+		free(in);
+		free(out);
+	}
 	if (st == GPUSORT_OK)
 	{
-		for (size_t i = 0; i < m && ok; i++)
-			ok = out8[i] == fixed8[perm[i]] && out1[i] == fixed1[perm[i]];
-		CHECK(ok, "permute n=%zu m=%zu: elements not in sorted order", n, m);
+		/* an element of no size, or wider than the largest, is refused */
+		uint8_t		dummy[1];
+
+		CHECK(gpusort_job_permute_fixed(job, dummy, dummy, 0, m) == GPUSORT_ERR_INVALID_ARGUMENT &&
+			  gpusort_job_permute_fixed(job, dummy, dummy, GPUSORT_PERMUTE_MAX_ELEM + 1, m) ==
+			  GPUSORT_ERR_INVALID_ARGUMENT,
+			  "permute n=%zu: a bad element size accepted", n);
 	}
+	gpusort_job_destroy(job);
 	free(keys);
 	free(perm);
-	free(fixed8);
-	free(out8);
-	free(fixed1);
-	free(out1);
 }
 
 /*
