@@ -45,6 +45,21 @@ stored_bytes(GpuSortState *state)
 	return (state->columnar ? state->cols.bytes : state->store.bytes) + state->fill_bytes;
 }
 
+/* Memory the row store takes a row, beyond what its data may take elsewhere. */
+static Size
+store_row_bytes(GpuSortState *state)
+{
+	Size		bytes = sizeof(MinimalTuple);
+
+	if (state->columnar)
+	{
+		bytes = 0;
+		for (int c = 0; c < state->cols.natts; c++)
+			bytes += state->cols.type[c].width + sizeof(bool);
+	}
+	return bytes;
+}
+
 /*
  * Memory a sort of n rows needs besides their keys: the permutation, and
  * the CPU radix sort's scratch where the CPU sorts them.
@@ -346,10 +361,11 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
 /*
  * Room for at least need rows (n rows so far) in the key word columns and
  * the row store: first the planner's estimate (up to FIRST_KEY_ROWS), then
- * doubling, never past what the budget leaves.  False if out of memory.
+ * doubling, never past what the budget leaves; exactly need rows where
+ * need is known to be the last row count (exact).  False if out of memory.
  */
 static bool
-grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, Size *cap,
+grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, bool exact, Size *cap,
 		  Size *key_bytes)
 {
 	Size		newcap;
@@ -360,8 +376,8 @@ grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, Size *cap,
 		*key_bytes = key_row_bytes(state);
 	newcap = *cap ? *cap * 2 :
 		(Size) Max(1024, Min(state->est_rows * 1.05, (double) FIRST_KEY_ROWS));
-	if (used_bytes(state, need, newcap, *key_bytes) > state->limit_bytes)
-		newcap = need + need / 8;	/* the budget decides soon */
+	if (exact || used_bytes(state, need, newcap, *key_bytes) > state->limit_bytes)
+		newcap = exact ? need : need + need / 8;	/* the budget decides soon */
 	newcap = Max(newcap, need);
 	if (!grow_key_words(state, kw, n, newcap))
 		return false;
@@ -401,6 +417,21 @@ static Size
 take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key_bytes)
 {
 	FillChunkView v;
+	Size		chunk_bytes;
+	Size		left = fill_area_rows_left(state->fill, &chunk_bytes);
+
+	/*
+	 * Room for every row at once where the budget allows them all (else the
+	 * chunks meet it one by one below): one copy of the rows so far instead
+	 * of a doubling per few chunks.  A failure here is no failure yet.
+	 */
+	if (!state->tuplesort && left > 0 && n + left <= (Size) PG_UINT32_MAX &&
+		used_bytes(state, n + left, Max(*cap, n + left),
+				   *key_bytes ? *key_bytes : key_row_bytes(state)) +
+		chunk_bytes + left * store_row_bytes(state) <= state->limit_bytes &&
+		grow_rows(state, kw, n, n + left, true, cap, key_bytes))
+		(void) (state->columnar ? column_store_reserve(&state->cols, *cap) :
+				tuple_store_reserve(&state->store, *cap));
 
 	while (fill_area_next_chunk(state->fill, &v))
 	{
@@ -420,7 +451,7 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				reason = ROWS_OVER_BUDGET;
 			else if (n + m > (Size) PG_UINT32_MAX)
 				reason = "more rows than 32-bit row positions hold";
-			else if (!grow_rows(state, kw, n, n + m, cap, key_bytes))
+			else if (!grow_rows(state, kw, n, n + m, false, cap, key_bytes))
 				reason = "out of memory for sort keys";
 			/* as large as the key words (grow_rows doubles them): no copy per chunk */
 			else if (!v.columnar && !tuple_store_reserve(&state->store, Max(n + m, *cap)))
@@ -696,7 +727,7 @@ node_sort_input(GpuSortState *state)
 			start_tuplesort(state, "more rows than 32-bit row positions hold", slot);
 			continue;
 		}
-		if (n == cap && !grow_rows(state, kw, n, n + 1, &cap, &key_bytes))
+		if (n == cap && !grow_rows(state, kw, n, n + 1, false, &cap, &key_bytes))
 		{
 			start_tuplesort(state, "out of memory for sort keys", slot);
 			continue;

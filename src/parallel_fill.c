@@ -288,13 +288,10 @@ fill_area_stop_offering(FillArea *area)
 		offered_area = NULL;
 }
 
-bool
-fill_area_next_chunk(FillArea *fa, FillChunkView *view)
+/* Start reading the chunks pushed so far (once the workers are done). */
+static void
+start_reading(FillArea *fa)
 {
-	FillChunk  *chunk;
-	char	   *base;
-	ChunkLayout *l = &fa->layout;
-
 	if (!fa->started)
 	{
 		SpinLockAcquire(&fa->shared->mutex);
@@ -302,6 +299,34 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 		SpinLockRelease(&fa->shared->mutex);
 		fa->started = true;
 	}
+}
+
+Size
+fill_area_rows_left(FillArea *fa, Size *bytes)
+{
+	Size		rows = 0;
+
+	start_reading(fa);
+	*bytes = 0;
+	for (dsa_pointer p = fa->next; DsaPointerIsValid(p);)
+	{
+		FillChunk  *chunk = dsa_get_address(fa->area, p);
+
+		rows += chunk->nrows;
+		*bytes += chunk->bytes;
+		p = chunk->next;
+	}
+	return rows;
+}
+
+bool
+fill_area_next_chunk(FillArea *fa, FillChunkView *view)
+{
+	FillChunk  *chunk;
+	char	   *base;
+	ChunkLayout *l = &fa->layout;
+
+	start_reading(fa);
 	if (!DsaPointerIsValid(fa->next))
 		return false;
 	chunk = dsa_get_address(fa->area, fa->next);

@@ -68,6 +68,12 @@ typedef struct FillChunkView
 	const char *data;			/* tuples: chunk data they are in */
 } FillChunkView;
 
+/*
+ * The rows in the chunks not yet read (and *bytes, the shared memory those
+ * chunks take), once the workers are done.
+ */
+extern Size fill_area_rows_left(FillArea *area, Size *bytes);
+
 /* The next chunk (in no particular order) into *view; false when none left. */
 extern bool fill_area_next_chunk(FillArea *area, FillChunkView *view);
 
