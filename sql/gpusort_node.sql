@@ -227,7 +227,7 @@ FETCH 2 FROM w;
 FETCH BACKWARD 1 FROM w;
 FETCH LAST FROM w;
 COMMIT;
--- rows of by-value columns only are kept column-wise; they fall back too
+-- rows of fixed-length columns only are kept column-wise; they fall back too
 CREATE TABLE narrow AS
 SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE (i % 7)::float4 END AS f
 FROM generate_series(1, 100000) i;
@@ -268,7 +268,7 @@ RESET gpusort.gpu_reorder_min_rows;
 
 -- parallel plans with gpusort.parallel_fill: the workers encode the keys and
 -- store the rows of a GpuSort -> Gather in shared memory (GpuSortFill), more rows than one
--- chunk each; rows as tuples (a text column) or as columns (by-value
+-- chunk each; rows as tuples (a text column) or as columns (fixed-length
 -- columns only); NULL keys in every chunk (a) or in the last rows only (z)
 CREATE TABLE pf AS
 SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE hashint4(i) % 5000 END AS a,
@@ -307,7 +307,7 @@ SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason,
 FROM explain_json_later('SELECT * FROM pf ORDER BY d, i', 'SET gpusort.work_mem = ''12MB''') p;
 RESET gpusort.work_mem;
 -- gpusort.parallel_fill = auto: the workers store rows whose columns are all
--- passed by value (as columns); whole rows (here with a text column) come
+-- of fixed length (as columns); whole rows (here with a text column) come
 -- up through the Gather
 SET gpusort.parallel_fill = auto;
 EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY a;
@@ -353,7 +353,7 @@ SET gpusort.parallel_fill = off;
 EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
 -- a serial Seq Scan under a GpuSort becomes a parallel one whose workers
 -- store the rows (gpusort.parallel_fill = auto, the default: rows of
--- by-value columns) where the standard planner kept the scan serial (here
+-- fixed-length columns) where the standard planner kept the scan serial (here
 -- a Gather priced too dear for it); the leader scans too
 RESET gpusort.parallel_fill;
 SET parallel_setup_cost = 1e9;
