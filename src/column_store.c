@@ -27,12 +27,19 @@ column_fits(Form_pg_attribute att)
 bool
 column_store_fits(TupleDesc desc)
 {
+	Size		row_width = 0;
+
 	if (desc->natts == 0)
 		return false;
 	for (int i = 0; i < desc->natts; i++)
-		if (!column_fits(TupleDescAttr(desc, i)))
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!column_fits(att))
 			return false;
-	return true;
+		row_width += (att->attbyval ? att->attlen : MAXALIGN(att->attlen)) + sizeof(bool);
+	}
+	return row_width <= COLUMN_MAX_ROW_WIDTH;
 }
 
 void

@@ -18,8 +18,13 @@
 #include "access/tupmacs.h"
 #include "executor/tuptable.h"
 
-/* the widest fixed-length by-reference value a column store keeps */
+/*
+ * The widest fixed-length by-reference value a column store keeps, and
+ * the most bytes its columns may take a row (so that a parallel worker's
+ * chunk of 16,384 rows, NULL flags included, stays far below 1 GB).
+ */
 #define COLUMN_MAX_WIDTH 256
+#define COLUMN_MAX_ROW_WIDTH 32768
 
 /*
  * How a column's values lie in the store: width bytes each, side by side.

@@ -3,7 +3,7 @@
  *
  * After the sort engine has sorted rows by their key words, rows whose
  * words are all equal form runs.  Where a key is not encoded whole
- * (sort_keys.h: BYTES, ABBREV, NONE), such rows may still differ; the
+ * (sort_keys.h: BYTES of strings, ABBREV, NONE), such rows may still differ; the
  * finish orders each run by the keys from the first such key on, with the
  * keys' full comparators.  A BYTES key is first refined: the tied rows are
  * sorted again by their next bytes (the sort engine, GPU or CPU), as long

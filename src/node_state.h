@@ -43,7 +43,7 @@ typedef struct GpuSortState
 	bool	   *nulls_first;
 	bool	   *descending;
 	GpuSortKeyCode *codes;		/* how each key becomes GPU words (sort_keys.h) */
-	int			finish_from;	/* first key that is not WHOLE; nkeys if none */
+	int			finish_from;	/* first lossy key (gpusort_code_lossless); nkeys if none */
 	SortSupportData *abbrev;	/* abbreviated sort support of ABBREV keys (others unset) */
 	int64		bound;			/* -1: none */
 

@@ -12,16 +12,18 @@
  *   BYTES   a value that sorts as a string of bytes (text and varchar under
  *           the C collation or text_pattern_ops, bytea, uuid, interval):
  *           its leading bytes; runs that still tie are refined with the
- *           next bytes, then finished on the CPU.
+ *           next bytes, then finished on the CPU.  A uuid's or an
+ *           interval's 16 bytes are its whole value: lossless, as WHOLE.
  *   ABBREV  PostgreSQL's abbreviated key (sort support): numeric, text
  *           under an ICU collation, inet, macaddr, ...: lossy, ties
  *           finished on the CPU.
  *   NONE    no words; rows are ordered by this key on the CPU, within the
  *           runs the keys before it leave.
  *
- * The keys before the first key that is not WHOLE are WHOLE; that key is
- * BYTES, ABBREV or NONE; every key after it is NONE.  A key list whose
- * first key is NONE gives the GPU nothing to do and keeps the native Sort.
+ * Every key up to the first lossy one (gpusort_code_lossless: any but WHOLE
+ * and a uuid's or interval's BYTES) gets its code; every key after it is
+ * NONE, and the finish starts at it.  A key list whose first key is NONE
+ * gives the GPU nothing to do and keeps the native Sort.
  */
 #ifndef GPUSORT_SORT_KEYS_H
 #define GPUSORT_SORT_KEYS_H
