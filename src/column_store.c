@@ -27,19 +27,31 @@ column_fits(Form_pg_attribute att)
 bool
 column_store_fits(TupleDesc desc)
 {
-	Size		row_width = 0;
+	Size		row_bytes = 0;
 
 	if (desc->natts == 0)
 		return false;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		ColumnType	type;
 
 		if (!column_fits(att))
 			return false;
-		row_width += (att->attbyval ? att->attlen : MAXALIGN(att->attlen)) + sizeof(bool);
+		column_type_init(&type, att);
+		row_bytes += column_row_bytes(&type, 1);
 	}
-	return row_width <= COLUMN_MAX_ROW_WIDTH;
+	return row_bytes <= COLUMN_MAX_ROW_WIDTH;
+}
+
+Size
+column_row_bytes(const ColumnType *types, int natts)
+{
+	Size		bytes = 0;
+
+	for (int c = 0; c < natts; c++)
+		bytes += types[c].width + sizeof(bool);
+	return bytes;
 }
 
 void
@@ -158,15 +170,14 @@ column_store_add_slot(ColumnStore *store, TupleTableSlot *slot)
 	slot_getallattrs(slot);
 	for (int c = 0; c < store->natts; c++)
 	{
+		column_value_put(store->values[c], &store->type[c], row, slot->tts_values[c],
+						 slot->tts_isnull[c]);
 		if (slot->tts_isnull[c])
 		{
-			memset(column_store_at(store, c, row), 0, store->type[c].width);
 			if (store->isnull[c] == NULL && !start_null_flags(store, c))
 				return false;
 			store->isnull[c][row] = true;
 		}
-		else
-			column_value_put(store->values[c], &store->type[c], row, slot->tts_values[c]);
 	}
 	store->nrows++;
 	return true;

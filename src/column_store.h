@@ -78,7 +78,7 @@ extern bool column_store_append(ColumnStore *store, const char *const *values,
  * A column in the store's form -- values of type->width bytes side by
  * side, as the store and the parallel fill's chunks keep them: where row
  * `row`'s value lies, that value as a Datum (a by-reference one points into
- * the column), and the writing of a Datum there.
+ * the column), and the writing of a Datum there (zeros for a NULL).
  */
 static inline char *
 column_value_at(const char *column, const ColumnType *type, Size row)
@@ -95,11 +95,13 @@ column_value_get(const char *column, const ColumnType *type, Size row)
 }
 
 static inline void
-column_value_put(char *column, const ColumnType *type, Size row, Datum value)
+column_value_put(char *column, const ColumnType *type, Size row, Datum value, bool isnull)
 {
 	char	   *at = column_value_at(column, type, row);
 
-	if (type->byval)
+	if (isnull)
+		memset(at, 0, type->width);
+	else if (type->byval)
 		store_att_byval(at, value, type->len);
 	else
 	{
@@ -114,6 +116,9 @@ column_store_at(const ColumnStore *store, int c, Size row)
 {
 	return column_value_at(store->values[c], &store->type[c], row);
 }
+
+/* Memory a row takes in a store of these columns: values and NULL flags. */
+extern Size column_row_bytes(const ColumnType *types, int natts);
 
 /* Column c of row `row` as a Datum. */
 static inline Datum

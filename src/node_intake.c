@@ -49,15 +49,8 @@ stored_bytes(GpuSortState *state)
 static Size
 store_row_bytes(GpuSortState *state)
 {
-	Size		bytes = sizeof(MinimalTuple);
-
-	if (state->columnar)
-	{
-		bytes = 0;
-		for (int c = 0; c < state->cols.natts; c++)
-			bytes += state->cols.type[c].width + sizeof(bool);
-	}
-	return bytes;
+	return state->columnar ? column_row_bytes(state->cols.type, state->cols.natts) :
+		sizeof(MinimalTuple);
 }
 
 /*

@@ -645,13 +645,8 @@ store_row(FillState *fs, TupleTableSlot *slot)
 		slot_getallattrs(slot);
 		for (int c = 0; c < fs->natts; c++)
 		{
-			char	   *column = base + fs->layout.values[c];
-
-			if (slot->tts_isnull[c])
-				memset(column_value_at(column, &fs->layout.type[c], row), 0,
-					   fs->layout.type[c].width);
-			else
-				column_value_put(column, &fs->layout.type[c], row, slot->tts_values[c]);
+			column_value_put(base + fs->layout.values[c], &fs->layout.type[c], row,
+							 slot->tts_values[c], slot->tts_isnull[c]);
 			((bool *) (base + fs->layout.isnull[c]))[row] = slot->tts_isnull[c];
 		}
 	}
