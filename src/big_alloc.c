@@ -45,8 +45,8 @@ gpusort_realloc_big(void *p, Size old_bytes, Size bytes)
 #if PG_VERSION_NUM >= 160000
 	q = repalloc_extended(p, Max(bytes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 #else
-	q = MemoryContextAllocExtended(GetMemoryChunkContext(p), Max(bytes, 1),
-								   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	/* advised before the copy writes it, so that all of it can be huge pages */
+	q = gpusort_alloc_big(GetMemoryChunkContext(p), bytes);
 	if (q != NULL)
 	{
 		memcpy(q, p, Min(old_bytes, bytes));
@@ -54,8 +54,10 @@ gpusort_realloc_big(void *p, Size old_bytes, Size bytes)
 	}
 #endif
 
+#if PG_VERSION_NUM >= 160000
 	if (q != NULL && bytes >= 2 * HUGE_PAGE_SIZE)
 		advise_huge_pages(q, bytes);
+#endif
 	return q;
 }
 

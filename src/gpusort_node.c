@@ -342,7 +342,6 @@ forget_sort(GpuSortState *state)
 	/* after the store that may point into it */
 	fill_area_close(state->fill);
 	state->fill = NULL;
-	state->fill_bytes = 0;
 	state->fill_rows = 0;
 }
 

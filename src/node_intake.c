@@ -25,6 +25,9 @@
 #include "node_state.h"
 #include "sort_keys.h"
 
+/* how many rows the node reads between looks for chunks the workers filled */
+#define TAKE_CHECK_ROWS 4096
+
 /* why a node hands its rows to the tuplesort (EXPLAIN's "Device Reason") */
 #define ROWS_OVER_BUDGET "rows exceed gpusort.work_mem / gpusort.max_memory"
 
@@ -42,7 +45,7 @@ init_stores(GpuSortState *state)
 static Size
 stored_bytes(GpuSortState *state)
 {
-	return (state->columnar ? state->cols.bytes : state->store.bytes) + state->fill_bytes;
+	return state->columnar ? state->cols.bytes : state->store.bytes;
 }
 
 /* Memory the row store takes a row, beyond what its data may take elsewhere. */
@@ -131,7 +134,6 @@ start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 	}
 	MemoryContextReset(state->sortcxt);
 	init_stores(state);
-	state->fill_bytes = 0;		/* the tuplesort has copies of the workers' rows */
 	if (slot != NULL)
 		tuplesort_puttupleslot(state->tuplesort, slot);
 }
@@ -401,30 +403,39 @@ chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
 }
 
 /*
- * Take the rows the parallel workers stored (parallel_fill.c) after the n
- * rows read so far, as if they had been read here: key words copied,
- * tuples pointed at where they lie (column rows copied).  Falls back to the
- * tuplesort like the reading loop.  Returns the new row count.
+ * Take the rows of the chunks the parallel workers have pushed so far
+ * (parallel_fill.c) after the n rows stored, as if they had been read here:
+ * key words, tuples or columns copied, and each chunk freed, so that the
+ * workers' next chunks reuse its memory.  The reading loop calls this while
+ * the workers still fill (their chunks are copied in the time the parallel
+ * scan shares out), and once more when they are done (last).  Falls back to
+ * the tuplesort like the reading loop.  Returns the new row count.
  */
 static Size
-take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key_bytes)
+take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key_bytes,
+				 bool last)
 {
 	FillChunkView v;
-	Size		chunk_bytes;
-	Size		left = fill_area_rows_left(state->fill, &chunk_bytes);
 
-	/*
-	 * Room for every row at once where the budget allows them all (else the
-	 * chunks meet it one by one below): one copy of the rows so far instead
-	 * of a doubling per few chunks.  A failure here is no failure yet.
-	 */
-	if (!state->tuplesort && left > 0 && n + left <= (Size) PG_UINT32_MAX &&
-		used_bytes(state, n + left, Max(*cap, n + left),
-				   *key_bytes ? *key_bytes : key_row_bytes(state)) +
-		chunk_bytes + left * store_row_bytes(state) <= state->limit_bytes &&
-		grow_rows(state, kw, n, n + left, true, cap, key_bytes))
-		(void) (state->columnar ? column_store_reserve(&state->cols, *cap) :
-				tuple_store_reserve(&state->store, *cap));
+	if (!state->tuplesort)
+	{
+		Size		chunk_bytes;
+		Size		left = fill_area_rows_left(state->fill, &chunk_bytes);
+		/* while the workers fill, the rows the planner expects */
+		Size		want = last ? n + left : Max(n + left, (Size) (state->est_rows * 1.05));
+
+		/*
+		 * Room for all those rows at once where the budget allows it (else
+		 * the chunks meet it one by one below): arrays made once, not grown
+		 * by doubling.  A failure here is no failure yet.
+		 */
+		if (want > *cap && want <= (Size) PG_UINT32_MAX &&
+			used_bytes(state, want, want, *key_bytes ? *key_bytes : key_row_bytes(state)) +
+			chunk_bytes + (want - n) * store_row_bytes(state) <= state->limit_bytes &&
+			grow_rows(state, kw, n, want, true, cap, key_bytes))
+			(void) (state->columnar ? column_store_reserve(&state->cols, *cap) :
+					tuple_store_reserve(&state->store, *cap));
+	}
 
 	while (fill_area_next_chunk(state->fill, &v))
 	{
@@ -437,7 +448,7 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 			elog(ERROR, "GpuSortFill stored rows in another form than GpuSort reads");
 		if (!state->tuplesort)
 		{
-			/* the chunk stays in shared memory until the area closes */
+			/* a chunk takes more memory than its rows' copies (freed below) */
 			if (used_bytes(state, n + m, Max(*cap, n + m),
 						   *key_bytes ? *key_bytes : key_row_bytes(state)) +
 				v.bytes > state->limit_bytes)
@@ -446,9 +457,6 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				reason = "more rows than 32-bit row positions hold";
 			else if (!grow_rows(state, kw, n, n + m, false, cap, key_bytes))
 				reason = "out of memory for sort keys";
-			/* as large as the key words (grow_rows doubles them): no copy per chunk */
-			else if (!v.columnar && !tuple_store_reserve(&state->store, Max(n + m, *cap)))
-				reason = "out of memory for rows";
 			else
 			{
 				for (int k = 0; k < state->nkeys && !reason; k++)
@@ -460,8 +468,10 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 					else
 						*key_bytes += sizeof(uint32);
 				}
-				if (!reason && v.columnar &&
-					!column_store_append(&state->cols, v.values, v.isnull, m))
+				if (!reason && !(v.columnar ?
+								 column_store_append(&state->cols, v.values, v.isnull, m) :
+								 tuple_store_add_copies(&state->store, v.data, v.data_used,
+														v.tuple_off, m)))
 					reason = "out of memory for rows";
 			}
 		}
@@ -472,6 +482,7 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				start_tuplesort(state, reason, NULL);
 			for (Size i = 0; i < m; i++)
 				tuplesort_puttupleslot(state->tuplesort, chunk_row_slot(state, &v, i));
+			fill_area_release_chunk(state->fill);
 			continue;
 		}
 		for (int k = 0; k < state->nkeys; k++)
@@ -485,14 +496,12 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				memcpy(kw[k].w[w] + n, v.words[k * GPUSORT_MAX_KEY_WORDS + w],
 					   m * sizeof(uint32));
 		}
-		if (!v.columnar)
-			for (Size i = 0; i < m; i++)
-				(void) tuple_store_add_external(&state->store,
-												(MinimalTuple) (v.data + v.tuple_off[i]));
-		/* columns were copied out, but the chunk is only freed with the area */
-		state->fill_bytes += v.bytes;
+		fill_area_release_chunk(state->fill);
 		n += m;
 	}
+	/* the workers' chunks and this node keep to one budget */
+	fill_area_set_leader_bytes(state->fill, state->tuplesort ? 0 :
+							   stored_bytes(state) + *cap * *key_bytes);
 	return n;
 }
 
@@ -693,8 +702,12 @@ node_sort_input(GpuSortState *state)
 
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(outer);
+		TupleTableSlot *slot;
 
+		/* the rows the workers have stored so far, taken while they store more */
+		if (state->fill && rows % TAKE_CHECK_ROWS == 0 && fill_area_has_chunks(state->fill))
+			n = take_filled_rows(state, kw, n, &cap, &key_bytes, false);
+		slot = ExecProcNode(outer);
 		if (TupIsNull(slot))
 			break;
 		rows++;
@@ -746,7 +759,7 @@ node_sort_input(GpuSortState *state)
 	if (state->fill)
 	{
 		fill_area_stop_offering(state->fill);
-		n = take_filled_rows(state, kw, n, &cap, &key_bytes);
+		n = take_filled_rows(state, kw, n, &cap, &key_bytes, true);
 		rows += state->fill_rows;
 	}
 	state->rows_in = rows;

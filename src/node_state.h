@@ -71,7 +71,6 @@ typedef struct GpuSortState
 	/* parallel fill: GpuSort -> Gather -> GpuSortFill (parallel_fill.c) */
 	bool		has_fill;
 	FillArea   *fill;			/* the workers' chunks; NULL: none */
-	Size		fill_bytes;		/* workers' chunks taken (freed only with the area) */
 	Size		fill_rows;		/* rows the workers stored */
 
 	/* top-k heap */

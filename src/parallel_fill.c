@@ -9,14 +9,20 @@
  * chunks -- the rows' encoded key words, and the rows themselves as
  * MinimalTuples (or, for rows of fixed-length columns, as columns at their
  * own widths, the column store's form) -- and
- * pushes each full chunk onto a list in the area.  The area belongs to the
- * GpuSort: its segments outlive the workers and the Gather's parallel
- * context, and go when the GpuSort detaches (end, rescan, error).
+ * pushes each full chunk onto a list in the area.  The GpuSort takes the
+ * chunks as they come, between the rows it reads itself, copies their rows
+ * into its own stores and frees them, so that the workers' next chunks
+ * reuse their memory (shared memory pages cost a fault each the first time
+ * they are written), and takes the last ones when the workers are done.
+ * The area belongs to the GpuSort: its segments outlive the workers and
+ * the Gather's parallel context, and go when the GpuSort detaches (end,
+ * rescan, error).
  *
- * The chunks' memory counts against one limit for all workers
- * (gpusort.max_memory, and no more than half the free room of /dev/shm
- * where shared memory lives there); a worker that meets it, or whose
- * allocation fails, passes the rest of its rows up through the Gather.
+ * The chunks' memory counts against one limit for all workers (no more
+ * than half the free room of /dev/shm where shared memory lives there),
+ * and together with the memory the GpuSort holds against its budget
+ * (gpusort.max_memory); a worker that meets either, or whose allocation
+ * fails, passes the rest of its rows up through the Gather.
  */
 #include "postgres.h"
 
@@ -58,9 +64,11 @@
 typedef struct FillShared
 {
 	slock_t		mutex;
-	dsa_pointer head;			/* chunks pushed so far */
-	pg_atomic_uint64 used;		/* bytes of chunks taken */
-	uint64		limit;			/* most bytes of chunks */
+	dsa_pointer head;			/* chunks pushed and not yet taken */
+	pg_atomic_uint64 used;		/* bytes of chunks allocated and not yet freed */
+	pg_atomic_uint64 leader_bytes;	/* memory the GpuSort holds */
+	uint64		limit;			/* most bytes of chunks (shared memory's room) */
+	uint64		budget;			/* most bytes of chunks and GpuSort together */
 	int			nkeys;			/* what the GpuSort expects */
 	int			natts;
 	bool		columnar;
@@ -162,8 +170,7 @@ struct FillArea
 	int			nkeys;
 	int			natts;
 	ChunkLayout layout;
-	dsa_pointer next;			/* the next chunk to read */
-	bool		started;
+	dsa_pointer current;		/* the chunk last taken (InvalidDsaPointer: none) */
 	/* the view's arrays */
 	const bool **nulls;
 	const uint32 **words;
@@ -264,12 +271,15 @@ fill_area_open(MemoryContext cxt, int nkeys, const int *nw, TupleDesc desc, bool
 	SpinLockInit(&fa->shared->mutex);
 	fa->shared->head = InvalidDsaPointer;
 	pg_atomic_init_u64(&fa->shared->used, 0);
+	pg_atomic_init_u64(&fa->shared->leader_bytes, 0);
 	fa->shared->limit = limit;
+	fa->shared->budget = limit_bytes;
 	fa->shared->nkeys = nkeys;
 	fa->shared->natts = natts;
 	fa->shared->columnar = columnar;
 	fa->nkeys = nkeys;
 	fa->natts = natts;
+	fa->current = InvalidDsaPointer;
 	layout_chunk(&fa->layout, nkeys, nw, desc, columnar);
 	fa->shared->chunk_bytes = fa->layout.total;
 	fa->nulls = palloc0(nkeys * sizeof(bool *));
@@ -288,27 +298,14 @@ fill_area_stop_offering(FillArea *area)
 		offered_area = NULL;
 }
 
-/* Start reading the chunks pushed so far (once the workers are done). */
-static void
-start_reading(FillArea *fa)
-{
-	if (!fa->started)
-	{
-		SpinLockAcquire(&fa->shared->mutex);
-		fa->next = fa->shared->head;
-		SpinLockRelease(&fa->shared->mutex);
-		fa->started = true;
-	}
-}
-
 Size
 fill_area_rows_left(FillArea *fa, Size *bytes)
 {
 	Size		rows = 0;
 
-	start_reading(fa);
 	*bytes = 0;
-	for (dsa_pointer p = fa->next; DsaPointerIsValid(p);)
+	SpinLockAcquire(&fa->shared->mutex);
+	for (dsa_pointer p = fa->shared->head; DsaPointerIsValid(p);)
 	{
 		FillChunk  *chunk = dsa_get_address(fa->area, p);
 
@@ -316,7 +313,25 @@ fill_area_rows_left(FillArea *fa, Size *bytes)
 		*bytes += chunk->bytes;
 		p = chunk->next;
 	}
+	SpinLockRelease(&fa->shared->mutex);
 	return rows;
+}
+
+bool
+fill_area_has_chunks(FillArea *fa)
+{
+	bool		any;
+
+	SpinLockAcquire(&fa->shared->mutex);
+	any = DsaPointerIsValid(fa->shared->head);
+	SpinLockRelease(&fa->shared->mutex);
+	return any;
+}
+
+void
+fill_area_set_leader_bytes(FillArea *fa, Size bytes)
+{
+	pg_atomic_write_u64(&fa->shared->leader_bytes, bytes);
 }
 
 bool
@@ -325,13 +340,22 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 	FillChunk  *chunk;
 	char	   *base;
 	ChunkLayout *l = &fa->layout;
+	dsa_pointer p;
 
-	start_reading(fa);
-	if (!DsaPointerIsValid(fa->next))
+	Assert(!DsaPointerIsValid(fa->current));
+	/* the workers push onto the head, and so it is taken from there */
+	SpinLockAcquire(&fa->shared->mutex);
+	p = fa->shared->head;
+	if (DsaPointerIsValid(p))
+	{
+		chunk = dsa_get_address(fa->area, p);
+		fa->shared->head = chunk->next;
+	}
+	SpinLockRelease(&fa->shared->mutex);
+	if (!DsaPointerIsValid(p))
 		return false;
-	chunk = dsa_get_address(fa->area, fa->next);
+	fa->current = p;
 	base = (char *) chunk;
-	fa->next = chunk->next;
 
 	view->nrows = chunk->nrows;
 	view->bytes = chunk->bytes;
@@ -353,6 +377,7 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 	view->isnull = NULL;
 	view->tuple_off = NULL;
 	view->data = NULL;
+	view->data_used = 0;
 	if (chunk->columnar)
 	{
 		for (int c = 0; c < fa->natts; c++)
@@ -367,8 +392,19 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 	{
 		view->tuple_off = (const uint32 *) (base + l->tuple_off);
 		view->data = base + l->data;
+		view->data_used = chunk->data_used;
 	}
 	return true;
+}
+
+void
+fill_area_release_chunk(FillArea *fa)
+{
+	FillChunk  *chunk = dsa_get_address(fa->area, fa->current);
+
+	pg_atomic_fetch_sub_u64(&fa->shared->used, chunk->bytes);
+	dsa_free(fa->area, fa->current);
+	fa->current = InvalidDsaPointer;
 }
 
 void
@@ -582,6 +618,7 @@ new_chunk(FillState *fs)
 {
 	Size		data_cap = CHUNK_DATA;
 	Size		bytes;
+	uint64		used;
 
 	publish_chunk(fs);
 	if (fs->columnar)
@@ -592,7 +629,9 @@ new_chunk(FillState *fs)
 						   MAXALIGN(fs->data_stored / fs->rows_stored * CHUNK_ROWS * 11 / 10)));
 	/* the tuple data is the chunk's last array */
 	bytes = fs->layout.total - (fs->columnar ? 0 : CHUNK_DATA) + data_cap;
-	if (pg_atomic_fetch_add_u64(&fs->shared->used, bytes) + bytes > fs->shared->limit)
+	used = pg_atomic_fetch_add_u64(&fs->shared->used, bytes) + bytes;
+	if (used > fs->shared->limit ||
+		used + pg_atomic_read_u64(&fs->shared->leader_bytes) > fs->shared->budget)
 	{
 		pg_atomic_fetch_sub_u64(&fs->shared->used, bytes);
 		return false;

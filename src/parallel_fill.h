@@ -66,18 +66,35 @@ typedef struct FillChunkView
 	const bool **isnull;		/* columnar: [natts][nrows] */
 	const uint32 *tuple_off;	/* tuples: offset of row i's MinimalTuple */
 	const char *data;			/* tuples: chunk data they are in */
+	Size		data_used;		/* tuples: bytes of data they take */
 } FillChunkView;
 
 /*
- * The rows in the chunks not yet read (and *bytes, the shared memory those
- * chunks take), once the workers are done.
+ * The rows in the chunks pushed and not yet taken (and *bytes, the shared
+ * memory those chunks take): all that are left once the workers are done.
  */
 extern Size fill_area_rows_left(FillArea *area, Size *bytes);
 
-/* The next chunk (in no particular order) into *view; false when none left. */
+/* Are there chunks pushed and not yet taken (a hint while the workers run)? */
+extern bool fill_area_has_chunks(FillArea *area);
+
+/*
+ * Take the next chunk pushed (in no particular order) into *view; false
+ * when there is none now.  The GpuSort copies what it needs and then
+ * releases the chunk (fill_area_release_chunk) before it takes another.
+ */
 extern bool fill_area_next_chunk(FillArea *area, FillChunkView *view);
 
-/* Detach; the rows in its chunks are gone. */
+/* Free the chunk last taken: the workers' next chunks reuse its memory. */
+extern void fill_area_release_chunk(FillArea *area);
+
+/*
+ * The memory the GpuSort holds now: the workers' chunks and it share one
+ * limit, so that the two together keep to the GpuSort's budget.
+ */
+extern void fill_area_set_leader_bytes(FillArea *area, Size bytes);
+
+/* Detach; the rows in chunks not taken are gone. */
 extern void fill_area_close(FillArea *area);
 
 #endif

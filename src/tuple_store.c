@@ -50,15 +50,13 @@ index_room(TupleStore *store)
 		tuple_store_reserve(store, Max(store->capacity * 2, 1024));
 }
 
-/* Room for len bytes (and the index entry), or NULL if memory ran out. */
+/* Room for len bytes of tuples in one piece, or NULL if memory ran out. */
 static char *
-reserve(TupleStore *store, Size len)
+reserve_bytes(TupleStore *store, Size len)
 {
 	char	   *dest;
 
 	len = MAXALIGN(len);
-	if (!index_room(store))
-		return NULL;
 	if (store->chunk == NULL || store->chunk_used + len > store->chunk_size)
 	{
 		Size		size = store->chunk_size == 0 ? FIRST_CHUNK_SIZE :
@@ -74,7 +72,20 @@ reserve(TupleStore *store, Size len)
 	}
 	dest = store->chunk + store->chunk_used;
 	store->chunk_used += len;
-	store->tuples[store->ntuples++] = (MinimalTuple) dest;
+	return dest;
+}
+
+/* Room for a tuple of len bytes and its index entry, or NULL if memory ran out. */
+static char *
+reserve(TupleStore *store, Size len)
+{
+	char	   *dest;
+
+	if (!index_room(store))
+		return NULL;
+	dest = reserve_bytes(store, len);
+	if (dest != NULL)
+		store->tuples[store->ntuples++] = (MinimalTuple) dest;
 	return dest;
 }
 
@@ -160,10 +171,19 @@ tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot)
 }
 
 bool
-tuple_store_add_external(TupleStore *store, MinimalTuple tup)
+tuple_store_add_copies(TupleStore *store, const char *data, Size data_len,
+					   const uint32 *offsets, Size n)
 {
-	if (!index_room(store))
+	char	   *dest;
+
+	if (store->ntuples + n > store->capacity &&
+		!tuple_store_reserve(store, Max(store->ntuples + n, store->capacity * 2)))
 		return false;
-	store->tuples[store->ntuples++] = tup;
+	dest = reserve_bytes(store, data_len);
+	if (dest == NULL)
+		return false;
+	memcpy(dest, data, data_len);
+	for (Size i = 0; i < n; i++)
+		store->tuples[store->ntuples++] = (MinimalTuple) (dest + offsets[i]);
 	return true;
 }

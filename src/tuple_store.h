@@ -31,10 +31,12 @@ extern bool tuple_store_reserve(TupleStore *store, Size rows);
 extern bool tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot);
 
 /*
- * Index a tuple that lives elsewhere (it must outlive the store's use);
- * false if memory ran out.
+ * Copy n tuples that lie in data_len bytes at data, tuple i at offsets[i]
+ * (each MAXALIGNed), in one piece; false if memory ran out (the index may
+ * have grown, nothing was added).
  */
-extern bool tuple_store_add_external(TupleStore *store, MinimalTuple tup);
+extern bool tuple_store_add_copies(TupleStore *store, const char *data, Size data_len,
+								   const uint32 *offsets, Size n);
 
 /*
  * Copy a slot's row as a MinimalTuple to where reserve_fn(arg, length) says

@@ -109,10 +109,27 @@ sub timeout_query
 		my $lag = time() - $start - $at;
 		my $cancelled = $session->{stderr} =~ /canceling statement due to statement timeout/;
 		$session->{stderr} = '';	# BackgroundPsql keeps it otherwise
-		$session->query_safe('RESET statement_timeout');
+		reset_timeout();
 		return $lag if $cancelled;
 	}
 	return undef;
+}
+
+# RESET statement_timeout in the open session.  A timeout that fires just as
+# a query ends is taken by the next command instead: that RESET fails, and
+# is run once more.
+sub reset_timeout
+{
+	for (my $try = 0; $try < 2; $try++)
+	{
+		$session->query('RESET statement_timeout');
+		my $stderr = $session->{stderr};
+		$session->{stderr} = '';
+		return if $stderr eq '';
+		die "RESET statement_timeout: $stderr"
+		  unless $stderr =~ /canceling statement due to statement timeout/;
+	}
+	die 'RESET statement_timeout failed twice';
 }
 
 # Run $query in a new session, send it $how (pg_cancel_backend or
