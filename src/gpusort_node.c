@@ -339,7 +339,7 @@ forget_sort(GpuSortState *state)
 	state->batch_n = 0;
 	state->sorted = false;
 	MemoryContextReset(state->sortcxt);
-	/* after the store that may point into it */
+	/* an area a fill left open (a rescan before all rows were read) */
 	fill_area_close(state->fill);
 	state->fill = NULL;
 	state->fill_rows = 0;

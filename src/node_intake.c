@@ -357,7 +357,8 @@ encode_row_keys(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot,
  * Room for at least need rows (n rows so far) in the key word columns and
  * the row store: first the planner's estimate (up to FIRST_KEY_ROWS), then
  * doubling, never past what the budget leaves; exactly need rows where
- * need is known to be the last row count (exact).  False if out of memory.
+ * need is the last row count or the planner's estimate (exact).  False if
+ * out of memory.
  */
 static bool
 grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, bool exact, Size *cap,
@@ -403,6 +404,17 @@ chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
 }
 
 /*
+ * Tell the workers the memory this node holds (key word columns of cap
+ * rows): their chunks and this node keep to one budget.
+ */
+static void
+publish_leader_bytes(GpuSortState *state, Size cap, Size key_bytes)
+{
+	fill_area_set_leader_bytes(state->fill, state->tuplesort ? 0 :
+							   stored_bytes(state) + cap * key_bytes);
+}
+
+/*
  * Take the rows of the chunks the parallel workers have pushed so far
  * (parallel_fill.c) after the n rows stored, as if they had been read here:
  * key words, tuples or columns copied, and each chunk freed, so that the
@@ -416,25 +428,32 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				 bool last)
 {
 	FillChunkView v;
+	double		expected = Min(state->est_rows * 1.05, (double) PG_UINT32_MAX);
 
-	if (!state->tuplesort)
+	if (!state->tuplesort && (last || *cap < (Size) expected))
 	{
 		Size		chunk_bytes;
 		Size		left = fill_area_rows_left(state->fill, &chunk_bytes);
-		/* while the workers fill, the rows the planner expects */
-		Size		want = last ? n + left : Max(n + left, (Size) (state->est_rows * 1.05));
+		/*
+		 * Last, the rows there are; while the workers fill, the rows the
+		 * planner expects, in no more than half the budget (an estimate too
+		 * high must not crowd out the rows).
+		 */
+		Size		want = last ? n + left : (Size) expected;
+		Size		limit = last ? state->limit_bytes : state->limit_bytes / 2;
 
 		/*
 		 * Room for all those rows at once where the budget allows it (else
 		 * the chunks meet it one by one below): arrays made once, not grown
 		 * by doubling.  A failure here is no failure yet.
 		 */
-		if (want > *cap && want <= (Size) PG_UINT32_MAX &&
+		if (want > *cap && want >= n + left && want <= (Size) PG_UINT32_MAX &&
 			used_bytes(state, want, want, *key_bytes ? *key_bytes : key_row_bytes(state)) +
-			chunk_bytes + (want - n) * store_row_bytes(state) <= state->limit_bytes &&
+			chunk_bytes + (want - n) * store_row_bytes(state) <= limit &&
 			grow_rows(state, kw, n, want, true, cap, key_bytes))
 			(void) (state->columnar ? column_store_reserve(&state->cols, *cap) :
 					tuple_store_reserve(&state->store, *cap));
+		publish_leader_bytes(state, *cap, *key_bytes);
 	}
 
 	while (fill_area_next_chunk(state->fill, &v))
@@ -482,6 +501,10 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				start_tuplesort(state, reason, NULL);
 			for (Size i = 0; i < m; i++)
 				tuplesort_puttupleslot(state->tuplesort, chunk_row_slot(state, &v, i));
+			/* the slots point into the chunk */
+			ExecClearTuple(state->slot);
+			if (state->vslot)
+				ExecClearTuple(state->vslot);
 			fill_area_release_chunk(state->fill);
 			continue;
 		}
@@ -498,10 +521,9 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 		}
 		fill_area_release_chunk(state->fill);
 		n += m;
+		publish_leader_bytes(state, *cap, *key_bytes);
 	}
-	/* the workers' chunks and this node keep to one budget */
-	fill_area_set_leader_bytes(state->fill, state->tuplesort ? 0 :
-							   stored_bytes(state) + *cap * *key_bytes);
+	publish_leader_bytes(state, *cap, *key_bytes);
 	return n;
 }
 
@@ -705,8 +727,13 @@ node_sort_input(GpuSortState *state)
 		TupleTableSlot *slot;
 
 		/* the rows the workers have stored so far, taken while they store more */
-		if (state->fill && rows % TAKE_CHECK_ROWS == 0 && fill_area_has_chunks(state->fill))
-			n = take_filled_rows(state, kw, n, &cap, &key_bytes, false);
+		if (state->fill && rows % TAKE_CHECK_ROWS == 0)
+		{
+			if (fill_area_has_chunks(state->fill))
+				n = take_filled_rows(state, kw, n, &cap, &key_bytes, false);
+			else
+				publish_leader_bytes(state, cap, key_bytes);
+		}
 		slot = ExecProcNode(outer);
 		if (TupIsNull(slot))
 			break;
@@ -761,6 +788,9 @@ node_sort_input(GpuSortState *state)
 		fill_area_stop_offering(state->fill);
 		n = take_filled_rows(state, kw, n, &cap, &key_bytes, true);
 		rows += state->fill_rows;
+		/* every row is in this node's memory now: the shared memory goes */
+		fill_area_close(state->fill);
+		state->fill = NULL;
 	}
 	state->rows_in = rows;
 	state->fill_ms = ms_since(start);

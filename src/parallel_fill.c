@@ -54,7 +54,7 @@
  * the rows it has stored (a tenth more than CHUNK_ROWS of their mean size,
  * at least CHUNK_DATA_MIN), so that narrow rows do not leave most of each
  * chunk empty: the chunks count against gpusort.max_memory until the
- * GpuSort ends.
+ * GpuSort has taken them.
  */
 #define CHUNK_ROWS 16384
 #define CHUNK_DATA ((Size) 2 * 1024 * 1024)
@@ -170,6 +170,7 @@ struct FillArea
 	int			nkeys;
 	int			natts;
 	ChunkLayout layout;
+	dsa_pointer pending;		/* chunks moved off the shared list, not yet taken */
 	dsa_pointer current;		/* the chunk last taken (InvalidDsaPointer: none) */
 	/* the view's arrays */
 	const bool **nulls;
@@ -279,6 +280,7 @@ fill_area_open(MemoryContext cxt, int nkeys, const int *nw, TupleDesc desc, bool
 	fa->shared->columnar = columnar;
 	fa->nkeys = nkeys;
 	fa->natts = natts;
+	fa->pending = InvalidDsaPointer;
 	fa->current = InvalidDsaPointer;
 	layout_chunk(&fa->layout, nkeys, nw, desc, columnar);
 	fa->shared->chunk_bytes = fa->layout.total;
@@ -298,14 +300,40 @@ fill_area_stop_offering(FillArea *area)
 		offered_area = NULL;
 }
 
+/*
+ * Move the chunks pushed so far onto the GpuSort's own list.  The spinlock
+ * is held only to take the list's head: reading a chunk may map a segment
+ * (dsa_get_address), which must not happen under a spinlock.
+ */
+static void
+move_pushed_chunks(FillArea *fa)
+{
+	dsa_pointer p;
+
+	SpinLockAcquire(&fa->shared->mutex);
+	p = fa->shared->head;
+	fa->shared->head = InvalidDsaPointer;
+	SpinLockRelease(&fa->shared->mutex);
+	while (DsaPointerIsValid(p))
+	{
+		FillChunk  *chunk = dsa_get_address(fa->area, p);
+		dsa_pointer next = chunk->next;
+
+		/* the worker that pushed it no longer touches it */
+		chunk->next = fa->pending;
+		fa->pending = p;
+		p = next;
+	}
+}
+
 Size
 fill_area_rows_left(FillArea *fa, Size *bytes)
 {
 	Size		rows = 0;
 
+	move_pushed_chunks(fa);
 	*bytes = 0;
-	SpinLockAcquire(&fa->shared->mutex);
-	for (dsa_pointer p = fa->shared->head; DsaPointerIsValid(p);)
+	for (dsa_pointer p = fa->pending; DsaPointerIsValid(p);)
 	{
 		FillChunk  *chunk = dsa_get_address(fa->area, p);
 
@@ -313,7 +341,6 @@ fill_area_rows_left(FillArea *fa, Size *bytes)
 		*bytes += chunk->bytes;
 		p = chunk->next;
 	}
-	SpinLockRelease(&fa->shared->mutex);
 	return rows;
 }
 
@@ -322,6 +349,8 @@ fill_area_has_chunks(FillArea *fa)
 {
 	bool		any;
 
+	if (DsaPointerIsValid(fa->pending))
+		return true;
 	SpinLockAcquire(&fa->shared->mutex);
 	any = DsaPointerIsValid(fa->shared->head);
 	SpinLockRelease(&fa->shared->mutex);
@@ -343,17 +372,13 @@ fill_area_next_chunk(FillArea *fa, FillChunkView *view)
 	dsa_pointer p;
 
 	Assert(!DsaPointerIsValid(fa->current));
-	/* the workers push onto the head, and so it is taken from there */
-	SpinLockAcquire(&fa->shared->mutex);
-	p = fa->shared->head;
-	if (DsaPointerIsValid(p))
-	{
-		chunk = dsa_get_address(fa->area, p);
-		fa->shared->head = chunk->next;
-	}
-	SpinLockRelease(&fa->shared->mutex);
+	if (!DsaPointerIsValid(fa->pending))
+		move_pushed_chunks(fa);
+	p = fa->pending;
 	if (!DsaPointerIsValid(p))
 		return false;
+	chunk = dsa_get_address(fa->area, p);
+	fa->pending = chunk->next;
 	fa->current = p;
 	base = (char *) chunk;
 

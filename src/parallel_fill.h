@@ -4,9 +4,10 @@
  * In GpuSort -> Gather -> GpuSortFill -> partial plan, each worker's
  * GpuSortFill encodes the sort keys of the rows it reads and copies the
  * rows into chunks of a shared memory area that the GpuSort owns, instead
- * of sending them one by one through the Gather's tuple queue.  When the
- * Gather is done, the GpuSort takes the chunks' key words and rows as if it
- * had read them itself.  A row that does not fit (larger than a chunk, the
+ * of sending them one by one through the Gather's tuple queue.  The
+ * GpuSort takes the chunks' key words and rows as if it had read them
+ * itself, as they come between the rows it reads itself, and the rest when
+ * the Gather is done.  A row that does not fit (larger than a chunk, the
  * area full, gpusort.max_memory reached) goes up through the Gather as
  * usual, so nothing is lost.  In the leader, and without a parallel context
  * (workers not launched, no shared area), GpuSortFill passes its rows
@@ -43,7 +44,8 @@ typedef struct FillArea FillArea;
  * Open an area for the workers of the fill that is about to run (nw[k]:
  * words of key k's code as the GpuSort encodes it, rows of desc; columnar:
  * rows of fixed-length columns, as columns at their widths instead of
- * tuples; limit_bytes: most the chunks may take).  The next Gather to
+ * tuples; limit_bytes: the GpuSort's budget, for the chunks and its own
+ * memory together).  The next Gather to
  * start its workers in this backend hands it to them.
  * NULL if there is no room for one (the workers then pass their rows up).
  */
