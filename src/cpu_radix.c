@@ -9,8 +9,15 @@
  * previous words left; the digits are counted in row order first (counts
  * need no order), so a word that is the same in every row (a shared
  * prefix, the zero bytes past short strings) is never gathered at all.
+ *
+ * Keys of more than two words whose first two words (8 bytes) rarely tie,
+ * as a sample of the rows shows (uuids, most text), are sorted by those two
+ * words only, and each run of rows tied on them is then ordered by the
+ * remaining words with a stable merge sort: half the passes of sorting all
+ * of them, for a scan of the sorted first words.
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_radix.h"
@@ -54,10 +61,15 @@ radix_pass(const uint32_t *kin, const uint32_t *vin, uint32_t *kout,
 	}
 }
 
-int
-cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
-					uint32_t *perm, uint32_t *keys_out, uint32_t *scratch,
-					void (*interrupt_check) (void))
+/*
+ * The LSD sort of the rows by words 0 .. nwords-1 into perm (scratch: 3n
+ * words); *sorted_w0 is word 0 in sorted order (in scratch) where the last
+ * pass gathered it, NULL where every row has the same word 0.  Returns the
+ * digit passes run.
+ */
+static int
+lsd_sort(const uint32_t *const *words, int nwords, size_t n, uint32_t *perm,
+		 uint32_t *scratch, const uint32_t **sorted_w0, void (*interrupt_check) (void))
 {
 	uint32_t   *ka = scratch;
 	uint32_t   *kb = scratch + n;
@@ -65,8 +77,10 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 	uint32_t   *keys = ka;		/* current keys, in the order of perm */
 	uint32_t   *vals = perm;
 	int			passes = 0;
+	bool		gathered_w0 = false;	/* keys holds word 0 */
 	size_t		count[4][RADIX];
 
+	*sorted_w0 = NULL;
 	for (size_t i = 0; i < n; i++)
 		perm[i] = (uint32_t) i;
 	if (n == 0)
@@ -100,6 +114,7 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 			maybe_check(i, interrupt_check);
 			keys[i] = word[vals[i]];
 		}
+		gathered_w0 = w == 0;
 		for (int p = 0; p < 4; p++)
 		{
 			uint32_t   *kout,
@@ -117,7 +132,131 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 	}
 	if (vals != perm)
 		memcpy(perm, vals, n * sizeof(uint32_t));
-	/* (keys holds word 0 in order only where word 0 was gathered) */
+	*sorted_w0 = gathered_w0 ? keys : NULL;
+	return passes;
+}
+
+/* words sorted by the LSD before the remaining ones order the ties */
+#define PREFIX_WORDS 2
+/* fewer rows than this are sorted by all their words at once */
+#define PREFIX_MIN_ROWS ((size_t) 1 << 16)
+/* rows sampled to see whether the first words rarely tie */
+#define PREFIX_SAMPLE 4096
+
+static int
+compare_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Do rows rarely tie on their first two words?  At most one in 64 of an
+ * evenly spread sample has a sampled neighbour with the same two words.
+ * sample: room for PREFIX_SAMPLE entries.
+ */
+static bool
+prefix_ties_rare(const uint32_t *const *words, size_t n, uint64_t *sample)
+{
+	size_t		s = n < PREFIX_SAMPLE ? n : PREFIX_SAMPLE,
+				tied = 0;
+
+	for (size_t i = 0; i < s; i++)
+	{
+		size_t		row = i * (n / s);
+
+		sample[i] = (uint64_t) words[0][row] << 32 | words[1][row];
+	}
+	qsort(sample, s, sizeof(uint64_t), compare_u64);
+	for (size_t i = 1; i < s; i++)
+		tied += sample[i] == sample[i - 1];
+	return tied * 64 <= s;
+}
+
+/* Rows a and b by words PREFIX_WORDS .. nwords-1: -1, 0 or 1. */
+static inline int
+compare_rest(const uint32_t *const *words, int nwords, uint32_t a, uint32_t b)
+{
+	for (int w = PREFIX_WORDS; w < nwords; w++)
+		if (words[w][a] != words[w][b])
+			return words[w][a] < words[w][b] ? -1 : 1;
+	return 0;
+}
+
+/* Stable bottom-up merge sort of the m rows at run by their remaining words. */
+static void
+sort_run(const uint32_t *const *words, int nwords, uint32_t *run, size_t m, uint32_t *buf)
+{
+	for (size_t width = 1; width < m; width *= 2)
+	{
+		for (size_t lo = 0; lo < m; lo += 2 * width)
+		{
+			size_t		mid = lo + width < m ? lo + width : m,
+						hi = lo + 2 * width < m ? lo + 2 * width : m,
+						i = lo,
+						j = mid,
+						k = lo;
+
+			/* the left row first unless the right one sorts strictly before it */
+			while (i < mid && j < hi)
+				buf[k++] = compare_rest(words, nwords, run[j], run[i]) < 0 ? run[j++] : run[i++];
+			while (i < mid)
+				buf[k++] = run[i++];
+			while (j < hi)
+				buf[k++] = run[j++];
+		}
+		memcpy(run, buf, m * sizeof(uint32_t));
+	}
+}
+
+/*
+ * perm is sorted by the first two words; order each run of rows tied on
+ * them by the remaining words.  sorted_w0: word 0 in sorted order, or NULL;
+ * buf: n words.
+ */
+static void
+order_prefix_ties(const uint32_t *const *words, int nwords, size_t n, uint32_t *perm,
+				  const uint32_t *sorted_w0, uint32_t *buf, void (*interrupt_check) (void))
+{
+	size_t		start = 0;
+
+	for (size_t i = 1; i <= n; i++)
+	{
+		bool		tied;
+
+		maybe_check(i, interrupt_check);
+		/* word 0 from the sorted copy: word 1 is only read where word 0 ties */
+		tied = i < n &&
+			(sorted_w0 ? sorted_w0[i] == sorted_w0[i - 1] :
+			 words[0][perm[i]] == words[0][perm[i - 1]]) &&
+			words[1][perm[i]] == words[1][perm[i - 1]];
+		if (tied)
+			continue;
+		if (i - start > 1)
+			sort_run(words, nwords, perm + start, i - start, buf);
+		start = i;
+	}
+}
+
+int
+cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
+					uint32_t *perm, uint32_t *keys_out, uint32_t *scratch,
+					void (*interrupt_check) (void))
+{
+	const uint32_t *sorted_w0;
+	int			passes;
+
+	if (nwords > PREFIX_WORDS && n >= PREFIX_MIN_ROWS &&
+		prefix_ties_rare(words, n, (uint64_t *) scratch))
+	{
+		passes = lsd_sort(words, PREFIX_WORDS, n, perm, scratch, &sorted_w0, interrupt_check);
+		/* the LSD's third buffer is free once perm holds its result */
+		order_prefix_ties(words, nwords, n, perm, sorted_w0, scratch + 2 * n, interrupt_check);
+	}
+	else
+		passes = lsd_sort(words, nwords, n, perm, scratch, &sorted_w0, interrupt_check);
 	if (keys_out && nwords > 0)
 		for (size_t i = 0; i < n; i++)
 			keys_out[i] = words[0][perm[i]];

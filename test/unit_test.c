@@ -214,7 +214,7 @@ test_cpu_radix(uint64_t *rng)
 
 	for (int d = 0; d < DIST_COUNT; d++)
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-			for (int nwords = 1; nwords <= 3; nwords++)
+			for (int nwords = 1; nwords <= 5; nwords++)
 			{
 				size_t		n = sizes[s];
 				uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
@@ -228,6 +228,47 @@ test_cpu_radix(uint64_t *rng)
 							words[(size_t) w * n + i] &= 0x3;
 				}
 				check_cpu_radix(words, nwords, n, test_distribution_names[d]);
+				free(words);
+			}
+}
+
+/*
+ * Keys of 3 to 6 words whose first two words rarely tie, which the sort
+ * orders by those two and then each tied run by the rest: unique prefixes;
+ * 1% of rows sharing another row's prefix, and one prefix in 40 rows (a run
+ * the merge sort takes in several rounds), with later words of few values
+ * so that the ties reach every word; word 0 the same in every row.
+ */
+static void
+test_cpu_radix_prefix_ties(uint64_t *rng)
+{
+	size_t		sizes[] = {65536, 300007};
+	const char *cases[] = {"unique prefixes", "some prefixes tied", "word 0 constant"};
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (int c = 0; c < 3; c++)
+			for (int nwords = 3; nwords <= 6; nwords++)
+			{
+				size_t		n = sizes[s];
+				uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
+
+				for (int w = 0; w < nwords; w++)
+					for (size_t i = 0; i < n; i++)
+						words[(size_t) w * n + i] = w < 2 || c == 0 ? test_rand32(rng) :
+							test_rand32(rng) & 0x3;
+				if (c == 1)
+					for (size_t i = 1; i < n; i++)
+						if (i % 97 == 0 || (i >= 1000 && i < 1040))
+						{
+							size_t		from = i % 97 == 0 ? i / 2 : 999;
+
+							words[i] = words[from];
+							words[n + i] = words[n + from];
+						}
+				if (c == 2)
+					for (size_t i = 0; i < n; i++)
+						words[i] = 0x2a2a2a2a;
+				check_cpu_radix(words, nwords, n, cases[c]);
 				free(words);
 			}
 }
@@ -271,6 +312,7 @@ main(void)
 	test_int_encodings(&rng);
 	test_array_encoders(&rng);
 	test_cpu_radix(&rng);
+	test_cpu_radix_prefix_ties(&rng);
 	test_cpu_radix_constant_words(&rng);
 	printf("unit_test: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
