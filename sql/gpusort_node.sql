@@ -293,6 +293,13 @@ SELECT same_result('SELECT i, z FROM pf ORDER BY z NULLS FIRST, i DESC', 'z, i')
 SET parallel_leader_participation = on;
 SELECT same_result('SELECT * FROM pf ORDER BY d DESC, i', 'd, i');
 SELECT same_result('SELECT i, z, a FROM pf ORDER BY z, a, i LIMIT 70000', 'z, a, i');
+-- ... and takes the workers' chunks between its own rows: NULL keys first
+-- in late chunks (z), tuples and columns, and a memory limit met part way
+SELECT same_result('SELECT * FROM pf ORDER BY z DESC, d', 'z, d');
+SELECT same_result('SELECT i, z FROM pf ORDER BY z NULLS FIRST, i DESC', 'z, i');
+SET gpusort.work_mem = '12MB';
+SELECT same_result('SELECT * FROM pf ORDER BY d, i', 'd, i');
+RESET gpusort.work_mem;
 -- gpusort.gather_leader_scans = off: the Gather is single-copy, its leader
 -- only takes in rows
 SET gpusort.gather_leader_scans = off;
