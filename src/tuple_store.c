@@ -42,12 +42,12 @@ tuple_store_reserve(TupleStore *store, Size rows)
 	return true;
 }
 
-/* Room in the index for one more tuple (doubling); false if memory ran out. */
+/* Room in the index for n more tuples (doubling); false if memory ran out. */
 static bool
-index_room(TupleStore *store)
+index_room(TupleStore *store, Size n)
 {
-	return store->ntuples < store->capacity ||
-		tuple_store_reserve(store, Max(store->capacity * 2, 1024));
+	return store->ntuples + n <= store->capacity ||
+		tuple_store_reserve(store, Max(store->ntuples + n, Max(store->capacity * 2, 1024)));
 }
 
 /* Room for len bytes of tuples in one piece, or NULL if memory ran out. */
@@ -81,7 +81,7 @@ reserve(TupleStore *store, Size len)
 {
 	char	   *dest;
 
-	if (!index_room(store))
+	if (!index_room(store, 1))
 		return NULL;
 	dest = reserve_bytes(store, len);
 	if (dest != NULL)
@@ -176,8 +176,7 @@ tuple_store_add_copies(TupleStore *store, const char *data, Size data_len,
 {
 	char	   *dest;
 
-	if (store->ntuples + n > store->capacity &&
-		!tuple_store_reserve(store, Max(store->ntuples + n, store->capacity * 2)))
+	if (!index_room(store, n))
 		return false;
 	dest = reserve_bytes(store, data_len);
 	if (dest == NULL)
