@@ -208,15 +208,3 @@ column_store_append(ColumnStore *store, const char *const *values,
 	store->nrows += nrows;
 	return true;
 }
-
-void
-column_store_get(const ColumnStore *store, Size row, TupleTableSlot *slot)
-{
-	ExecClearTuple(slot);
-	for (int c = 0; c < store->natts; c++)
-	{
-		slot->tts_values[c] = column_store_value(store, c, row);
-		slot->tts_isnull[c] = store->isnull[c] ? store->isnull[c][row] : false;
-	}
-	ExecStoreVirtualTuple(slot);
-}

@@ -127,7 +127,25 @@ column_store_value(const ColumnStore *store, int c, Size row)
 	return column_value_get(store->values[c], &store->type[c], row);
 }
 
-/* Put row `row` into a virtual slot (cleared first). */
-extern void column_store_get(const ColumnStore *store, Size row, TupleTableSlot *slot);
+/*
+ * Put row `row` into a virtual slot (cleared first).  Inline: it runs once
+ * for every row handed up.
+ */
+static inline void
+column_store_get(const ColumnStore *store, Size row, TupleTableSlot *slot)
+{
+	Datum	   *values = slot->tts_values;
+	bool	   *isnull = slot->tts_isnull;
+
+	ExecClearTuple(slot);
+	for (int c = 0; c < store->natts; c++)
+	{
+		const bool *nulls = store->isnull[c];
+
+		values[c] = column_store_value(store, c, row);
+		isnull[c] = nulls ? nulls[row] : false;
+	}
+	ExecStoreVirtualTuple(slot);
+}
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
 
@@ -58,6 +59,34 @@ gpusort_register_node(void)
 	RegisterCustomScanMethods(&gpusort_scan_methods);
 }
 
+/*
+ * The rows the node's input is expected to hand up (the stores are sized
+ * for them).  A Gather's own estimate counts only its workers' share of
+ * the partial plan below it; where the leader runs that plan too, its share
+ * is added back, as the planner's parallel divisor counts it (costsize.c):
+ * without it a 10M-row input is expected at 8.3M rows and its stores are
+ * copied into larger ones at the end.
+ */
+static double
+input_rows_estimate(Plan *outer)
+{
+	double		rows;
+
+	if (outer == NULL)
+		return 0;
+	rows = outer->plan_rows;
+	if (IsA(outer, Gather) && outerPlan(outer) != NULL)
+	{
+		Gather	   *gather = (Gather *) outer;
+		double		processes = gather->num_workers;
+
+		if (parallel_leader_participation && !gather->single_copy)
+			processes += Max(1.0 - 0.3 * gather->num_workers, 0.0);
+		rows = Max(rows, outerPlan(outer)->plan_rows * processes);
+	}
+	return rows;
+}
+
 static Node *
 create_state(CustomScan *cscan)
 {
@@ -98,8 +127,7 @@ create_state(CustomScan *cscan)
 			state->finish_from = i;
 	}
 	state->bound = linitial_int(gpusort_private(cscan, GPUSORT_PRIVATE_BOUND));
-	state->est_rows = outerPlan(&cscan->scan.plan) ?
-		outerPlan(&cscan->scan.plan)->plan_rows : 0;
+	state->est_rows = input_rows_estimate(outerPlan(&cscan->scan.plan));
 	return (Node *) state;
 }
 
