@@ -58,6 +58,14 @@ typedef struct gpusort_test_hooks_t
 	gpusort_test_pairs pairs;
 	gpusort_test_records records;
 
+	/*
+	 * Copies between the device and host ranges of at least this many
+	 * bytes page-lock the range for the copy (0: 4 MB, as in production;
+	 * 1: every copy, so that a test reaches the register and unregister
+	 * calls with small inputs).
+	 */
+	size_t		lock_min_bytes;
+
 	/* The first read's summary comes back by a copy, not mapped memory. */
 	int			first_read_by_copy;
 

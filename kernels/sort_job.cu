@@ -61,26 +61,38 @@ now_ms(void)
 /*
  * cudaMemcpy between device memory and a large host range, the range
  * page-locked for the copy where the driver allows it (a range whose pages
- * someone else has locked is copied as pageable memory).
+ * someone else has locked is copied as pageable memory).  Registering is
+ * checked like any call (a test may fail it), but its failure only costs
+ * the speed: the plain copy follows.
  */
 static cudaError_t
 copy_locked(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
 	void	   *host = kind == cudaMemcpyHostToDevice ? (void *) src : dst;
+	size_t		lock_min = gpusort_test_hooks.lock_min_bytes ?
+		gpusort_test_hooks.lock_min_bytes : LOCK_MIN_BYTES;
 	bool		locked = false;
 	cudaError_t err;
 
-	if (bytes >= LOCK_MIN_BYTES)
+	if (bytes >= lock_min)
 	{
-		locked = cudaHostRegister(host, bytes, cudaHostRegisterDefault) == cudaSuccess;
+		cudaError_t reg = injected_fault("cudaHostRegister(host, bytes)");
+
+		if (reg == cudaSuccess)
+			reg = cudaHostRegister(host, bytes, cudaHostRegisterDefault);
+		locked = reg == cudaSuccess;
 		if (!locked)
 			(void) cudaGetLastError();	/* not sticky: the plain copy follows */
 	}
 	err = cudaMemcpy(dst, src, bytes, kind);
 	if (locked)
 	{
-		cudaError_t unlock = cudaHostUnregister(host);
+		/* an injected failure still unlocks: the test leaves no pages pinned */
+		cudaError_t unlock = injected_fault("cudaHostUnregister(host)");
+		cudaError_t done = cudaHostUnregister(host);
 
+		if (unlock == cudaSuccess)
+			unlock = done;
 		if (err == cudaSuccess)
 			err = unlock;
 	}

@@ -24,6 +24,7 @@
  *     --first-read-copy       the first read's summary by a copy, not mapped memory
  *     --bitonic-stride-kernels  the bitonic network a kernel per stride
  *     --quicksort-no-split    quicksort's two-way phase one only
+ *     --lock-copies           every copy page-locks its host range (not only from 4 MB)
  * Beyond 2^26 the 32- and 64-bit keys of every distribution (three-word keys
  * and the constant high word only up to 2^26); the rows of a large case are
  * filled and checked on all CPU cores at once.
@@ -625,6 +626,8 @@ set_hooks(int argc, char **argv)
 			gpusort_test_hooks.bitonic_stride_kernels = 1;
 		else if (strcmp(a, "--quicksort-no-split") == 0)
 			gpusort_test_hooks.quicksort_no_split = 1;
+		else if (strcmp(a, "--lock-copies") == 0)
+			gpusort_test_hooks.lock_min_bytes = 1;
 		else
 		{
 			fprintf(stderr, "kernel_test: unknown option %s\n", a);

@@ -38,8 +38,9 @@ test/kernel_test "${KERNEL_TEST_MAX_N:-16777216}"
 echo "== kernel test program, the compact kernels of devices with less shared memory (the radix"
 echo "   sort's compact policies, quicksort's short scatter steps and smaller leaf networks)"
 echo "   and the first read's summary copied, not written to mapped host memory, and the"
-echo "   bitonic network a kernel per stride (as where its blocks cannot all be resident)"
-test/kernel_test --block-smem=49152 --first-read-copy --bitonic-stride-kernels 1048576
+echo "   bitonic network a kernel per stride (as where its blocks cannot all be resident), and"
+echo "   every copy to and from the device page-locked (as copies of 4 MB and more are)"
+test/kernel_test --block-smem=49152 --first-read-copy --bitonic-stride-kernels --lock-copies 1048576
 echo "== kernel test program as on a device of 99 KB of shared memory a block (sm_86/sm_89):"
 echo "   the radix sort's compact policies, quicksort's middle scatter steps"
 test/kernel_test --block-smem=101376 1048576

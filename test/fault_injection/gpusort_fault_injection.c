@@ -6,7 +6,10 @@
  *
  *   LOAD '.../gpusort_fault_injection.so';   -- after gpusort is loaded
  *   SELECT gpusort_fault_inject(n, code);     -- the n-th checked CUDA call
- *                                             -- from now fails with code
+ *                                             -- from now fails with code;
+ *                                             -- every copy page-locks its
+ *                                             -- host range (so that small
+ *                                             -- sorts reach those calls)
  *   SELECT gpusort_fault_calls();             -- checked calls seen since
  *   SELECT gpusort_fault_last();              -- the call that was failed
  */
@@ -50,6 +53,7 @@ gpusort_fault_inject(PG_FUNCTION_ARGS)
 	fail_code = PG_GETARG_INT32(1);
 	last_failed[0] = '\0';
 	hooks()->cuda_fault = cuda_fault;
+	hooks()->lock_min_bytes = 1;
 	PG_RETURN_VOID();
 }
 

@@ -1,6 +1,8 @@
 # Injected GPU faults: a test-only module (test/fault_injection) makes the
 # n-th checked CUDA call of a sort fail -- opening the device, allocation,
-# copies, kernel launches, stream waits -- for every n the sort reaches,
+# copies and the page-locking of their host memory (every copy locks it
+# here, as copies of 4 MB and more do), kernel launches, stream waits --
+# for every n the sort reaches,
 # once with a recoverable error (cudaErrorMemoryAllocation) and once with
 # one that leaves the context unusable (cudaErrorLaunchFailure).  Every
 # query must still return the native Sort's rows, through the CPU path,
