@@ -44,6 +44,8 @@ gpusort_realloc_big(void *p, Size old_bytes, Size bytes)
 	/* repalloc_extended, which returns NULL instead of raising, came in 16 */
 #if PG_VERSION_NUM >= 160000
 	q = repalloc_extended(p, Max(bytes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (q != NULL && bytes >= 2 * HUGE_PAGE_SIZE)
+		advise_huge_pages(q, bytes);
 #else
 	/* advised before the copy writes it, so that all of it can be huge pages */
 	q = gpusort_alloc_big(GetMemoryChunkContext(p), bytes);
@@ -52,11 +54,6 @@ gpusort_realloc_big(void *p, Size old_bytes, Size bytes)
 		memcpy(q, p, Min(old_bytes, bytes));
 		pfree(p);
 	}
-#endif
-
-#if PG_VERSION_NUM >= 160000
-	if (q != NULL && bytes >= 2 * HUGE_PAGE_SIZE)
-		advise_huge_pages(q, bytes);
 #endif
 	return q;
 }
