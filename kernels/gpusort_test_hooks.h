@@ -2,7 +2,7 @@
  * gpusort_test_hooks.h -- the test-only door into the kernel library.
  *
  * Test programs (test/kernel_test.c), benchmarks and test modules
- * (test/fault_injection/) use it; the extension itself never includes this
+ * (test/test_modules/) use it; the extension itself never includes this
  * header, so in a production backend every hook keeps its zero value and
  * the library behaves as if they did not exist.  A hook is read when the
  * path it steers runs; set the hooks before the first sort (some choices,

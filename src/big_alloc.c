@@ -1,16 +1,26 @@
 /*
- * big_alloc.c -- allocation of GpuSort's large arrays.
+ * big_alloc.c -- allocation of GpuSort's large arrays (big_alloc.h).
  */
 #include "postgres.h"
 
 #include <sys/mman.h>
 
+#include "miscadmin.h"
+#include "utils/memdebug.h"
 #include "utils/memutils.h"
 
 #include "big_alloc.h"
 
 /* blocks from this size on are worth huge pages */
 #define HUGE_PAGE_SIZE ((Size) 2 * 1024 * 1024)
+/* the smallest page a block may be mapped with */
+#define SMALL_PAGE_SIZE ((Size) 4096)
+
+static bool
+is_big(Size bytes)
+{
+	return bytes >= 2 * HUGE_PAGE_SIZE;
+}
 
 static void
 advise_huge_pages(void *p, Size bytes)
@@ -25,15 +35,66 @@ advise_huge_pages(void *p, Size bytes)
 #endif
 }
 
+/*
+ * Write every page of [p, p + bytes) once, a huge page's worth between two
+ * interrupt checks.  The contents stay undefined to the caller (and to
+ * Valgrind).
+ */
+static void
+fault_in(void *p, Size bytes)
+{
+	volatile char *c = (volatile char *) p;
+
+	for (Size off = 0; off < bytes; off += SMALL_PAGE_SIZE)
+	{
+		if (off % HUGE_PAGE_SIZE == 0)
+			CHECK_FOR_INTERRUPTS();
+		c[off] = 0;
+	}
+	VALGRIND_MAKE_MEM_UNDEFINED(p, bytes);
+}
+
 void *
-gpusort_alloc_big(MemoryContext cxt, Size bytes)
+gpusort_alloc_big_lazy(MemoryContext cxt, Size bytes)
 {
 	void	   *p = MemoryContextAllocExtended(cxt, Max(bytes, 1),
 											   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 
-	if (p != NULL && bytes >= 2 * HUGE_PAGE_SIZE)
+	if (p != NULL && is_big(bytes))
 		advise_huge_pages(p, bytes);
 	return p;
+}
+
+void *
+gpusort_alloc_big(MemoryContext cxt, Size bytes)
+{
+	void	   *p = gpusort_alloc_big_lazy(cxt, bytes);
+
+	if (p != NULL && is_big(bytes))
+	{
+		/* a cancel here must not leave the block behind */
+		PG_TRY();
+		{
+			fault_in(p, bytes);
+		}
+		PG_CATCH();
+		{
+			pfree(p);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+	}
+	return p;
+}
+
+void
+gpusort_copy_big(void *dest, const void *src, Size bytes)
+{
+	for (Size off = 0; off < bytes; off += HUGE_PAGE_SIZE)
+	{
+		CHECK_FOR_INTERRUPTS();
+		memcpy((char *) dest + off, (const char *) src + off, Min(HUGE_PAGE_SIZE, bytes - off));
+	}
 }
 
 void *
@@ -44,14 +105,23 @@ gpusort_realloc_big(void *p, Size old_bytes, Size bytes)
 	/* repalloc_extended, which returns NULL instead of raising, came in 16 */
 #if PG_VERSION_NUM >= 160000
 	q = repalloc_extended(p, Max(bytes, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (q != NULL && bytes >= 2 * HUGE_PAGE_SIZE)
+	if (q != NULL && is_big(bytes))
 		advise_huge_pages(q, bytes);
 #else
 	/* advised before the copy writes it, so that all of it can be huge pages */
-	q = gpusort_alloc_big(GetMemoryChunkContext(p), bytes);
+	q = gpusort_alloc_big_lazy(GetMemoryChunkContext(p), bytes);
 	if (q != NULL)
 	{
-		memcpy(q, p, Min(old_bytes, bytes));
+		PG_TRY();
+		{
+			gpusort_copy_big(q, p, Min(old_bytes, bytes));
+		}
+		PG_CATCH();
+		{
+			pfree(q);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
 		pfree(p);
 	}
 #endif

@@ -82,12 +82,12 @@ column_store_init(ColumnStore *store, MemoryContext cxt, TupleDesc desc)
 static void *
 regrow(ColumnStore *store, void *old, Size elem, Size cap, bool zero)
 {
-	char	   *grown = gpusort_alloc_big(store->cxt, cap * elem);
+	char	   *grown = gpusort_alloc_big_lazy(store->cxt, cap * elem);
 
 	if (grown == NULL)
 		return NULL;
 	if (old)
-		memcpy(grown, old, store->nrows * elem);
+		gpusort_copy_big(grown, old, store->nrows * elem);
 	if (zero)
 		memset(grown + store->nrows * elem, 0, (cap - store->nrows) * elem);
 	return grown;
@@ -151,7 +151,7 @@ fail:
 static bool
 start_null_flags(ColumnStore *store, int c)
 {
-	store->isnull[c] = gpusort_alloc_big(store->cxt, store->capacity);
+	store->isnull[c] = gpusort_alloc_big_lazy(store->cxt, store->capacity);
 	if (store->isnull[c] == NULL)
 		return false;
 	memset(store->isnull[c], 0, store->capacity);

@@ -82,7 +82,10 @@ lsd_sort(const uint32_t *const *words, int nwords, size_t n, uint32_t *perm,
 
 	*sorted_w0 = NULL;
 	for (size_t i = 0; i < n; i++)
+	{
+		maybe_check(i, interrupt_check);
 		perm[i] = (uint32_t) i;
+	}
 	if (n == 0)
 		return 0;
 

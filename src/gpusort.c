@@ -12,8 +12,12 @@
 #include "guc.h"
 #include "gpusort_node.h"
 #include "parallel_fill.h"
+#include "phase_hook.h"
 
 PG_MODULE_MAGIC;
+
+/* test modules only (phase_hook.h) */
+gpusort_phase_hook_type gpusort_phase_hook = NULL;
 
 void		_PG_init(void);
 

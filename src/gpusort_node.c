@@ -18,6 +18,7 @@
 
 #include "gpusort_node.h"
 #include "node_state.h"
+#include "phase_hook.h"
 
 /*
  * Rows in permutation order are scattered over the store, so the memory of
@@ -309,7 +310,10 @@ exec_scan(CustomScanState *node)
 	TupleTableSlot *slot = state->slot;
 
 	if (!state->sorted)
+	{
 		node_sort_input(state);
+		gpusort_phase_begin("emit");
+	}
 
 	if (state->tuplesort)
 	{
@@ -324,6 +328,9 @@ exec_scan(CustomScanState *node)
 			state->cur = Min(state->cur + 1, n);
 		else
 			state->cur = Max(state->cur - 1, -1);
+		/* (the tuplesort and the nodes above check for themselves) */
+		if (state->cur % ROWS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (state->cur >= 0 && state->cur < n)
 			slot = fetch_row(state, state->cur, forward);
 		else
@@ -354,6 +361,8 @@ exec_scan(CustomScanState *node)
 static void
 forget_sort(GpuSortState *state)
 {
+	if (state->sorted)
+		gpusort_phase_begin("free");
 	if (state->tuplesort)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;

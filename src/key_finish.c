@@ -31,6 +31,7 @@
 
 #include "big_alloc.h"
 #include "key_finish.h"
+#include "phase_hook.h"
 #include "sort_engine.h"
 
 /* Tied rows below this are not refined (the CPU orders them faster). */
@@ -822,6 +823,7 @@ gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size 
 	instr_time	start;
 	bool		ok;
 
+	gpusort_phase_begin("finish");
 	INSTR_TIME_SET_CURRENT(start);
 	kf->rows_finished = 0;
 	kf->refine_sorts = 0;

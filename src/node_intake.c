@@ -22,6 +22,7 @@
 #include "guc.h"
 #include "key_encoding.h"
 #include "key_finish.h"
+#include "phase_hook.h"
 #include "node_state.h"
 #include "sort_keys.h"
 
@@ -176,7 +177,7 @@ grow_words(GpuSortState *state, uint32 **words, Size old, Size cap, bool needed)
 	if (*words == NULL && !needed)
 		return true;
 	grown = *words ? gpusort_realloc_big(*words, old * sizeof(uint32), cap * sizeof(uint32)) :
-		gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
+		gpusort_alloc_big_lazy(state->sortcxt, cap * sizeof(uint32));
 	if (grown == NULL)
 		return false;
 	*words = grown;
@@ -207,11 +208,15 @@ start_null_words(GpuSortState *state, KeyWords *kw, int k, Size n, Size cap)
 {
 	uint32		not_null = gpusort_null_word(false, state->nulls_first[k]);
 
-	kw[k].nulls = gpusort_alloc_big(state->sortcxt, cap * sizeof(uint32));
+	kw[k].nulls = gpusort_alloc_big_lazy(state->sortcxt, cap * sizeof(uint32));
 	if (kw[k].nulls == NULL)
 		return false;
 	for (Size i = 0; i < n; i++)
+	{
+		if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
 		kw[k].nulls[i] = not_null;
+	}
 	return true;
 }
 
@@ -702,6 +707,7 @@ node_sort_input(GpuSortState *state)
 	instr_time	start;
 	TopKEntry	probe;
 
+	gpusort_phase_begin("fill");
 	INSTR_TIME_SET_CURRENT(start);
 	state->limit_bytes = gpusort_memory_limit();
 	state->rows_finished = 0;

@@ -21,6 +21,7 @@
 #include "sort_engine.h"
 #include "big_alloc.h"
 #include "cpu_radix.h"
+#include "phase_hook.h"
 #include "../kernels/gpusort_kernels.h"
 
 typedef enum GpuState
@@ -176,6 +177,7 @@ gpu_reorder(gpusort_job *job, size_t n, GpuSortReorder *reorder)
 	st = gpusort_device_memory(&free_bytes, &total_bytes);
 	if (st != GPUSORT_OK || need > free_bytes)
 		return st;
+	gpusort_phase_begin("reorder");
 	for (int c = 0; c < reorder->nfixed && st == GPUSORT_OK; c++)
 	{
 		st = gpusort_job_permute_fixed(job, reorder->fixed_in[c], reorder->fixed_out[c],
@@ -216,12 +218,15 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	if (st == GPUSORT_OK)
 		st = gpusort_job_create(n, nwords, &guard->job);
 	CHECK_FOR_INTERRUPTS();
+	gpusort_phase_begin("to_device");
 	if (st == GPUSORT_OK)
 		st = gpusort_job_upload(guard->job, words);
 	CHECK_FOR_INTERRUPTS();
+	gpusort_phase_begin("device_sort");
 	if (st == GPUSORT_OK)
 		st = gpusort_job_sort_with(guard->job, requested_algorithm());
 	CHECK_FOR_INTERRUPTS();
+	gpusort_phase_begin("from_device");
 	if (st == GPUSORT_OK)
 		st = gpusort_job_download(guard->job, perm, NULL);
 	if (st == GPUSORT_OK && tie_bits != NULL)
@@ -292,6 +297,7 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 
 	bool		forced = gpusort_algorithm_choice != GPUSORT_ALGORITHM_AUTO;
 
+	gpusort_phase_begin("sort");
 	memset(run, 0, sizeof(*run));
 	run->algorithm = "radix";
 

@@ -33,7 +33,7 @@ tuple_store_reserve(TupleStore *store, Size rows)
 		return true;
 	grown = store->tuples ? gpusort_realloc_big(store->tuples, store->ntuples * sizeof(MinimalTuple),
 										  rows * sizeof(MinimalTuple)) :
-		gpusort_alloc_big(store->cxt, rows * sizeof(MinimalTuple));
+		gpusort_alloc_big_lazy(store->cxt, rows * sizeof(MinimalTuple));
 	if (grown == NULL)
 		return false;
 	store->bytes += (rows - store->capacity) * sizeof(MinimalTuple);
@@ -63,7 +63,7 @@ reserve_bytes(TupleStore *store, Size len)
 			Min(store->chunk_size * 2, MAX_CHUNK_SIZE);
 
 		size = Max(size, len);
-		store->chunk = gpusort_alloc_big(store->cxt, size);
+		store->chunk = gpusort_alloc_big_lazy(store->cxt, size);
 		if (store->chunk == NULL)
 			return NULL;
 		store->chunk_size = size;

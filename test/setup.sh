@@ -16,6 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+# a PostgreSQL the caller named is used as is; one test/env.sh finds (a
+# server package without its headers, say) is completed from Debian's packages
+given_pg="${PG_CONFIG:-}${PG_PREFIX:-}"
 source test/env.sh
 
 pg_ready() {
@@ -34,7 +37,7 @@ if [ -n "$(find_pg_config)" ] && [ "$(pg_major "$(find_pg_config)")" != "$PG_VER
 fi
 missing=()
 if ! pg_ready; then
-	if [ -n "${PG_CONFIG:-}" ] || [ -n "${PG_PREFIX:-}" ]; then
+	if [ -n "$given_pg" ]; then
 		echo "setup: no complete PostgreSQL (server, headers, PGXS) at $(find_pg_config)" >&2
 		exit 1
 	elif [ "$PG_VERSION" = 15 ]; then

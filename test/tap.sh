@@ -28,16 +28,18 @@ if [ "$(id -u)" = 0 ]; then
 fi
 chmod 755 "$testdir"
 cp -r test/t "$testdir/t"
-# the test-only fault-injection module of 005_faults.pl
-# (cleaned first: it may have been built against another PostgreSQL)
-make -s -C test/fault_injection clean PG_CONFIG="$PG_CONFIG"
-make -s -C test/fault_injection PG_CONFIG="$PG_CONFIG"
-cp test/fault_injection/gpusort_fault_injection.so "$testdir/"
+# the test-only modules: fault injection (005_faults.pl), phase waits
+# (002_cancel.pl); cleaned first: they may have been built against another
+# PostgreSQL
+make -s -C test/test_modules clean PG_CONFIG="$PG_CONFIG"
+make -s -C test/test_modules PG_CONFIG="$PG_CONFIG"
+cp test/test_modules/gpusort_fault_injection.so test/test_modules/gpusort_phase_wait.so "$testdir/"
 chmod -R a+rX "$testdir"
 keep=${GPUSORT_TAP_KEEP:-}
 status=0
 (cd "$testdir" && "${run[@]}" env PATH="$bindir:$PATH" TESTDIR="$testdir" \
 	GPUSORT_FAULT_LIB="$testdir/gpusort_fault_injection.so" \
+	GPUSORT_PHASE_LIB="$testdir/gpusort_phase_wait.so" \
 	PG_REGRESS="$pgxs_dir/src/test/regress/pg_regress" \
 	prove -I "$pgxs_dir/src/test/perl" -I t --timer ${PROVE_FLAGS:-} "${tests[@]/#test\//}") || status=$?
 if [ $status -ne 0 ] || [ -n "$keep" ]; then

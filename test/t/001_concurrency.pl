@@ -82,8 +82,16 @@ unlike(slurp_file($node->logfile), qr/terminated by signal|PANIC|TRAP/, 'no cras
 SKIP:
 {
 	skip 'no GPU (nvidia-smi)', 1 unless defined $gpu_before;
-	sleep 2;
+	# a backend leaves pg_stat_activity before its process ends and the driver
+	# frees its CUDA context: wait for the memory to come back, up to the
+	# suite's default timeout, and fail only then
 	my $gpu_after = GpuSortTest::gpu_memory_used_mb();
+	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
+	while ($gpu_after > $gpu_before + 64 && time() < $deadline)
+	{
+		sleep 1;
+		$gpu_after = GpuSortTest::gpu_memory_used_mb();
+	}
 	note("device memory used: $gpu_before MB before the clients, $gpu_after MB after");
 	cmp_ok($gpu_after, '<=', $gpu_before + 64, 'device memory back to its baseline');
 }

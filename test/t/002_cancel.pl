@@ -1,9 +1,14 @@
-# Cancel and timeout at many points of a large GpuSort -- while it takes in
-# rows, while it sorts, while it hands rows up -- by statement_timeout,
-# pg_cancel_backend and pg_terminate_backend.  Each must take effect within
-# 0.2 s; the session that was cancelled holds no more memory than before
-# (memory contexts; device memory on a GPU host) and its next query sorts
-# with GpuSort again (on the GPU where there is one).
+# Cancel and timeout at every phase of a large sort -- the GpuSort node
+# (serial and parallel plans, rows in a tuple store or a column store, ties
+# finished on the CPU) and gpu_sort() -- by statement_timeout,
+# pg_cancel_backend and pg_terminate_backend.  A test-only module
+# (test/test_modules/gpusort_phase_wait.c) stops the sort at the start of
+# the phase aimed at until the cancel has reached the backend, or fires the
+# statement timeout there, so that every phase is hit on every run whatever
+# the machine's load.  Each cancel must take effect within 0.2 s; the
+# session that was cancelled holds no more memory than before (memory
+# contexts; device memory on a GPU host) and its next query sorts with
+# GpuSort again (on the GPU where there is one).
 use strict;
 use warnings;
 
@@ -14,7 +19,10 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 use GpuSortTest;
 
+my $lib = $ENV{GPUSORT_PHASE_LIB}
+  or plan skip_all => 'GPUSORT_PHASE_LIB not set (test/tap.sh sets it)';
 my $rows = $ENV{GPUSORT_TAP_CANCEL_ROWS} // 2000000;
+my $elements = $ENV{GPUSORT_TAP_ARRAY_ELEMENTS} // 20000000;
 my $max_lag = 0.2;
 
 # a budget that holds the rows: this test is about cancelling GpuSort itself
@@ -24,8 +32,10 @@ gpusort.gpu_min_elements = 0
 gpusort.max_memory = '32GB'
 });
 my $gpu = GpuSortTest::has_gpu($node);
-note(($gpu ? 'GPU present' : 'no GPU: the CPU path') . ", $rows rows");
+note(($gpu ? 'GPU present' : 'no GPU: the CPU path') . ", $rows rows, arrays of $elements");
 
+# (array_agg stops short of PostgreSQL's 134,217,727 elements: two halves)
+my $half = int($elements / 2);
 $node->safe_psql('postgres', qq{
 CREATE TABLE t AS
 SELECT i AS id, hashint4(i) % 100000 AS k,
@@ -33,172 +43,186 @@ SELECT i AS id, hashint4(i) % 100000 AS k,
        md5(i::text) || md5((i + 1)::text) AS pad
 FROM generate_series(1, $rows) i;
 VACUUM ANALYZE t;
+CREATE TABLE arr (a int4[], b text[]);
+-- stored out of line uncompressed: read from TOAST a slice at a time
+ALTER TABLE arr ALTER a SET STORAGE EXTERNAL, ALTER b SET STORAGE EXTERNAL;
+INSERT INTO arr
+SELECT (SELECT array_agg(hashint4(i)) FROM generate_series(1, $half) i) ||
+       (SELECT array_agg(hashint4(-i)) FROM generate_series(1, $elements - $half) i),
+       (SELECT array_agg(md5(i::text)) FROM generate_series(1, $rows) i);
+CREATE FUNCTION gpusort_phase_wait(text) RETURNS void AS '$lib' LANGUAGE C STRICT;
+CREATE FUNCTION gpusort_phase_timeout(text, int) RETURNS void AS '$lib' LANGUAGE C STRICT;
+CREATE FUNCTION gpusort_phase_lag() RETURNS float8 AS '$lib' LANGUAGE C STRICT;
+CREATE FUNCTION gpusort_phase_seen() RETURNS text AS '$lib' LANGUAGE C STRICT;
 });
-my $query = 'SELECT count(*) FROM (SELECT * FROM t ORDER BY ts DESC, id OFFSET 0) s';
 
-# the phases of one run, to aim at each of them
-my $json = $node->safe_psql('postgres',
-	"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) $query");
-my %ms;
-for my $field ('Fill Time', 'To Device Time', 'Sort Time', 'From Device Time', 'Emit Time')
-{
-	($ms{$field}) = $json =~ /"$field": ([\d.]+)/;
-	die "no $field in EXPLAIN: $json" unless defined $ms{$field};
-}
-my $fill = $ms{'Fill Time'} / 1000;
-my $sort = ($ms{'To Device Time'} + $ms{'Sort Time'} + $ms{'From Device Time'}) / 1000;
-my $emit = $ms{'Emit Time'} / 1000;
+my $count = 'SELECT count(*) FROM';
+my $parallel = 'SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; '
+  . 'SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;';
+# [ name, settings, query, the phases it must pass on either path ]
+my @sorts = (
+	[ 'GpuSort, a tuple store', '',
+	  "$count (SELECT * FROM t ORDER BY ts DESC, id OFFSET 0) s",
+	  [qw(fill sort emit free)] ],
+	[ 'GpuSort, a column store', '',
+	  "$count (SELECT id, k, ts FROM t ORDER BY k, id OFFSET 0) s",
+	  [qw(fill sort emit free)] ],
+	[ 'GpuSort, text keys finished', '',
+	  "$count (SELECT * FROM t ORDER BY pad COLLATE \"C\" OFFSET 0) s",
+	  [qw(fill sort finish emit free)] ],
+	[ 'GpuSort, rows filled by workers', $parallel,
+	  "$count (SELECT id, k, ts FROM t ORDER BY k DESC, id OFFSET 0) s",
+	  [qw(fill sort emit free)] ],
+	[ 'gpu_sort(int4[])', '',
+	  'SELECT cardinality(gpu_sort(a)) FROM arr',
+	  [qw(copy encode sort decode free)] ],
+	[ 'gpu_sort(text[])', '',
+	  'SELECT cardinality(gpu_sort(b COLLATE "C")) FROM arr',
+	  [qw(copy encode sort finish decode)] ]);
+my @gpu_phases = qw(to_device device_sort from_device);
 
 # a session that stays open, to measure memory and its next query
 my $session = $node->background_psql('postgres', on_error_stop => 0);
 my $mem_sql = 'SELECT sum(total_bytes) FROM pg_backend_memory_contexts';
-$session->query_safe($query);	# warm: the GPU opened, caches filled
-my $start = time();
-$session->query_safe($query);
-my $scale = (time() - $start) / ($fill + $sort + $emit);	# EXPLAIN's own cost out
-note(sprintf('phases: fill %.3f s, sort %.3f s, emit %.3f s (EXPLAIN ANALYZE); '
-	  . 'the query alone %.3f s', $fill, $sort, $emit, $scale * ($fill + $sort + $emit)));
-my %points = (
-	'intake (early)' => $scale * $fill * 0.3,
-	'intake (late)' => $scale * $fill * 0.8,
-	'sort' => $scale * ($fill + $sort * 0.5),
-	'emission' => $scale * ($fill + $sort + $emit * 0.4));
+$session->query_safe('SELECT gpusort_phase_seen()');	# installs the hook
+$session->query_safe($sorts[0][2]);	# warm: the GPU opened, caches filled
 my $mem_before = $session->query_safe($mem_sql);
 my $gpu_before = $gpu ? GpuSortTest::gpu_memory_used_mb() : undef;
 
 my @lags;
-for my $point (sort keys %points)
+for my $s (@sorts)
 {
-	my $at = $points{$point};
+	my ($name, $settings, $query, $must) = @$s;
 
-	# statement_timeout, in the open session
-	my $lag = timeout_query($query, $at);
-	ok(defined $lag, "statement_timeout at $point cancels");
-	push @lags, [ "statement_timeout, $point", $lag // 99 ];
-
-	# pg_cancel_backend and pg_terminate_backend, from another session
-	for my $how ('pg_cancel_backend', 'pg_terminate_backend')
+	# the phases of one run, in order, with the ms each starts at
+	$session->query_safe("RESET ALL; $settings");
+	$session->query_safe('SELECT gpusort_phase_seen()');
+	$session->query_safe($query);
+	my @seen = map { [ split / / ] } split /\n/, $session->query_safe('SELECT gpusort_phase_seen()');
+	my %at;
+	$at{ $_->[0] } //= $_->[1] for @seen;
+	my @phases = grep { defined $at{$_} } uniq(map { $_->[0] } @seen);
+	note("$name: " . join(', ', map { sprintf('%s at %.0f ms', $_, $at{$_}) } @phases));
+	for my $p (@$must, $gpu ? @gpu_phases : ())
 	{
-		my ($lag2, $stderr);
+		ok(defined $at{$p}, "$name passes phase $p");
+	}
 
-		# a query that ended before the signal came is tried again earlier
-		for (my $try = 0; $try < 4 && !defined $lag2; $try++)
+	for my $i (0 .. $#phases)
+	{
+		my $phase = $phases[$i];
+		my $what = "$name, $phase";
+		# a cancel that comes at the very end may find the query done
+		my $may_finish = $phase eq 'free';
+
+		# statement_timeout as the phase starts, and halfway through it as the
+		# last run went (not at the end: the executor's end comes after the
+		# statement's last interrupt check, where a timeout is a test's artefact)
+		my $next = $i < $#phases ? $at{ $phases[ $i + 1 ] } : undef;
+		if (!$may_finish)
 		{
-			($lag2, $stderr) = signal_query($how, $at * 0.7**$try);
+			my ($lag, $stderr) = timeout_at($settings, $query, $phase, 0);
+			ok(defined $lag, "$what: statement_timeout at its start reached it");
+			like($stderr, qr/canceling statement due to statement timeout/,
+				"$what: statement_timeout at its start cancels");
+			push @lags, [ "$what, statement_timeout at its start", $lag ];
 		}
-		ok(defined $lag2, "$how at $point reached the query");
-		like($stderr // '',
-			$how eq 'pg_cancel_backend' ? qr/canceling statement due to user request/
-			: qr/terminating connection due to administrator command|server closed the connection/,
-			"$how at $point ends the query");
-		push @lags, [ "$how, $point", $lag2 // 99 ];
+		if (!$may_finish && defined $next && $next - $at{$phase} >= 20)
+		{
+			my $delay = int(($next - $at{$phase}) / 2);
+			my ($lag, $stderr) = timeout_at($settings, $query, $phase, $delay);
+			# (where the run went faster the query may end before it)
+			push @lags, [ "$what, statement_timeout at ${delay} ms", $lag ]
+			  if $stderr =~ /statement timeout/;
+		}
+
+		# pg_cancel_backend and pg_terminate_backend, from another session
+		for my $how ('pg_cancel_backend', 'pg_terminate_backend')
+		{
+			my ($lag, $stderr) = signal_at($settings, $query, $phase, $how);
+			like($stderr,
+				$how eq 'pg_cancel_backend' ? qr/canceling statement due to user request/
+				: qr/terminating connection due to administrator command|server closed the connection/,
+				"$what: $how ends the query") unless $may_finish;
+			push @lags, [ "$what, $how", $lag ];
+		}
 	}
 }
 
-# Run $sql in the open session under a statement_timeout of $at seconds
-# (or earlier ones, where it ended before); the seconds it ran past the
-# timeout, or undef if it never was cancelled.
-sub timeout_query
+sub uniq
 {
-	my ($sql, $at) = @_;
-	for (my $try = 0; $try < 4; $try++, $at *= 0.7)
-	{
-		$session->query_safe(sprintf('SET statement_timeout = %d', $at * 1000));
-		my $start = time();
-		$session->query($sql);
-		my $lag = time() - $start - $at;
-		my $cancelled = $session->{stderr} =~ /canceling statement due to statement timeout/;
-		$session->{stderr} = '';	# BackgroundPsql keeps it otherwise
-		reset_timeout();
-		return $lag if $cancelled;
-	}
-	return undef;
+	my %seen;
+	return grep { !$seen{$_}++ } @_;
 }
 
-# RESET statement_timeout in the open session.  A timeout that fires just as
-# a query ends is taken by the next command instead: that RESET fails, and
-# is run once more.
-sub reset_timeout
+# Run $query in the open session with the statement timeout set to fire
+# $delay ms after $phase starts; the seconds from when it was due to the
+# query's end (an upper bound: the next command's round trip is in it), or
+# undef if the phase was never reached, and the query's stderr.
+sub timeout_at
 {
-	for (my $try = 0; $try < 2; $try++)
-	{
-		$session->query('RESET statement_timeout');
-		my $stderr = $session->{stderr};
-		$session->{stderr} = '';
-		return if $stderr eq '';
-		die "RESET statement_timeout: $stderr"
-		  unless $stderr =~ /canceling statement due to statement timeout/;
-	}
-	die 'RESET statement_timeout failed twice';
+	my ($settings, $sql, $phase, $delay) = @_;
+	$session->query_safe("RESET ALL; $settings");
+	$session->query_safe("SELECT gpusort_phase_timeout('$phase', $delay)");
+	$session->query($sql);
+	my $stderr = $session->{stderr};
+	$session->{stderr} = '';	# BackgroundPsql keeps it otherwise
+	my $lag = $session->query_safe('SELECT gpusort_phase_lag()');
+	return ($lag eq '' ? undef : $lag, $stderr);
 }
 
-# Run $query in a new session, send it $how (pg_cancel_backend or
-# pg_terminate_backend) $at seconds after it started, and return the
-# seconds from the signal to the session's end and its stderr; undef if the
-# query ended before the signal reached it.
-sub signal_query
+# Run $query in a new session that waits at the start of $phase until a
+# signal comes, send it $how (pg_cancel_backend or pg_terminate_backend)
+# from another session once it waits there, and return the seconds from
+# the signal to the session's end (99 if the phase was never reached) and
+# its stderr.
+sub signal_at
 {
-	my ($how, $at) = @_;
+	my ($settings, $sql, $phase, $how) = @_;
 	my ($stdout, $stderr) = ('', '');
 	my $canceller = $node->background_psql('postgres');
-	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-d', $node->connstr('postgres'), '-c', $query ],
-		'>', \$stdout, '2>', \$stderr);
+	my @psql = ('psql', '-X', '-d', $node->connstr('postgres'));
+	push @psql, '-c', $settings if $settings ne '';
+	push @psql, '-c', "SELECT gpusort_phase_wait('$phase')", '-c', $sql;
+	my $h = IPC::Run::start(\@psql, '>', \$stdout, '2>', \$stderr);
 	my $t0 = time();
 	my $pid = '';
 	while ($pid eq '')
 	{
 		$pid = $canceller->query_safe(
-			"SELECT pid FROM pg_stat_activity WHERE query = '$query' AND state = 'active'");
-		die 'query not seen running' if time() - $t0 > 30;
+			"SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Extension' "
+			  . "AND wait_event = 'Extension' AND query = \$q\$$sql\$q\$");
+		next if $pid ne '';
+		if (time() - $t0 > 120 || !$h->pumpable)
+		{
+			$h->finish;
+			$canceller->quit;
+			return (99, "phase $phase never reached: $stderr");
+		}
+		usleep(10000);	# polls a state; the test's verdict waits on no time
 	}
-	my $wait = $at - (time() - $t0);
-	usleep($wait * 1e6) if $wait > 0;
 	my $sent = time();
-	# (a WARNING, not an error, if the query has just ended)
-	my $signalled = $canceller->query("SELECT $how($pid)");
+	my $signalled = $canceller->query_safe("SELECT $how($pid)");
 	$h->finish;
 	my $lag = time() - $sent;
 	$canceller->quit;
-	return (undef, $stderr) if $signalled ne 't' || $stdout =~ /\d/;
-	return ($lag, $stderr);
-}
-
-# gpu_sort() on a large array: statement_timeout halfway through
-my $elements = $ENV{GPUSORT_TAP_ARRAY_ELEMENTS} // 20000000;
-# (array_agg stops short of PostgreSQL's 134,217,727 elements: two halves)
-my $half = int($elements / 2);
-$node->safe_psql('postgres', qq{
-CREATE TABLE arr (a int4[]);
-ALTER TABLE arr ALTER a SET STORAGE EXTERNAL;	-- no decompression before the sort
-INSERT INTO arr
-SELECT (SELECT array_agg(hashint4(i)) FROM generate_series(1, $half) i) ||
-       (SELECT array_agg(hashint4(-i)) FROM generate_series(1, $elements - $half) i);
-});
-my $array_query = 'SELECT cardinality(gpu_sort(a)) FROM arr';
-$start = time();
-is($session->query_safe($array_query), $elements, "gpu_sort() of $elements elements");
-my $array_s = time() - $start;
-for my $fraction (0.3, 0.6, 0.9)
-{
-	my $lag = timeout_query($array_query, $array_s * $fraction);
-	ok(defined $lag, "statement_timeout at $fraction of gpu_sort() cancels");
-	push @lags, [ sprintf('gpu_sort() of %d, at %.1f of %.3f s', $elements, $fraction, $array_s),
-		$lag // 99 ];
+	return ($signalled eq 't' ? $lag : 99, $stderr);
 }
 
 for my $l (@lags)
 {
-	note(sprintf('%-45s %.3f s', $l->[0], $l->[1]));
-	cmp_ok($l->[1], '<', $max_lag, "$l->[0]: within $max_lag s");
+	my $lag = $l->[1] // 99;
+	note(sprintf('%-70s %.3f s', $l->[0], $lag));
+	cmp_ok($lag, '<', $max_lag, "$l->[0]: within $max_lag s");
 }
 
 # no memory left behind by the cancelled sorts, and the next query sorts as before
+$session->query_safe('RESET ALL');
 my $mem_after = $session->query_safe($mem_sql);
 note("backend memory contexts: $mem_before bytes before the cancels, $mem_after after");
 cmp_ok($mem_after, '<=', $mem_before + 1024 * 1024, 'no host memory left behind');
 my $next = $session->query_safe(
-	"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) $query");
+	"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) $sorts[0][2]");
 like($next, qr/"Algorithm": "radix"|"Algorithm": "quicksort"|"Algorithm": "bitonic"/,
 	'the next query in the session sorts with GpuSort');
 like($next, $gpu ? qr/"On GPU": true/ : qr/"On GPU": false/,

@@ -1,4 +1,4 @@
-# Injected GPU faults: a test-only module (test/fault_injection) makes the
+# Injected GPU faults: a test-only module (test/test_modules) makes the
 # n-th checked CUDA call of a sort fail -- opening the device, allocation,
 # copies and the page-locking of their host memory (every copy locks it
 # here, as copies of 4 MB and more do), kernel launches, stream waits --

@@ -1,0 +1,43 @@
+/*
+ * phase_hook.h -- the test-only door to the phases of a sort.
+ *
+ * Each phase of gpu_sort() and of the GpuSort node calls
+ * gpusort_phase_begin() as it starts.  In production the hook is NULL and
+ * the call is one test of it; a test module (test/test_modules/
+ * gpusort_phase_wait.c) sets it to stop a sort at the start of a phase
+ * until a cancel has reached the backend, so that a test aims its cancel at
+ * every phase on every run, whatever the machine's load.
+ *
+ * The phases, by the name the hook receives:
+ *   copy         gpu_sort(): the argument read and its values copied out
+ *   fill         GpuSort: the input read, its keys encoded, rows stored
+ *   encode       gpu_sort(): the values' key codes
+ *   sort         the sort engine (sort_engine.h), on either path: the CPU
+ *                radix sort's scratch and passes, or the GPU job's memory
+ *   to_device    the GPU path: key words copied to the device
+ *   device_sort  the GPU path: the sort kernels
+ *   from_device  the GPU path: the permutation (and tie bits) copied back
+ *   reorder      the GPU path: fixed-length columns put in sorted order
+ *   finish       the CPU: rows whose key words tie ordered by their values
+ *   decode       gpu_sort(): the result array built
+ *   emit         GpuSort: the first sorted row handed up
+ *   free         the sort's memory released (gpu_sort() before it
+ *                returns, GpuSort at rescan or end)
+ */
+#ifndef GPUSORT_PHASE_HOOK_H
+#define GPUSORT_PHASE_HOOK_H
+
+#include "postgres.h"
+
+typedef void (*gpusort_phase_hook_type) (const char *phase);
+
+extern PGDLLEXPORT gpusort_phase_hook_type gpusort_phase_hook;
+
+static inline void
+gpusort_phase_begin(const char *phase)
+{
+	if (unlikely(gpusort_phase_hook != NULL))
+		gpusort_phase_hook(phase);
+}
+
+#endif
