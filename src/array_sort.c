@@ -125,6 +125,7 @@ sort_array(FunctionCallInfo fcinfo, Oid elemtype)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
 
 	nelems = (size_t) ARR_DIMS(in)[0];
+	gpusort_gpu_prepare(nelems);	/* opened while the values are copied */
 	bitmap = ARR_NULLBITMAP(in);
 	data = (const uint32 *) ARR_DATA_PTR(in);
 
@@ -300,6 +301,7 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 	if (ARR_NDIM(in) == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
 
+	gpusort_gpu_prepare((size_t) ArrayGetNItems(ARR_NDIM(in), ARR_DIMS(in)));
 	deconstruct_array(in, elemtype, tc->typlen, tc->typbyval, tc->typalign,
 					  &elems, &nulls, &nelems);
 	values = palloc(Max(nelems, 1) * sizeof(Datum));

@@ -708,6 +708,8 @@ node_sort_input(GpuSortState *state)
 	TopKEntry	probe;
 
 	gpusort_phase_begin("fill");
+	if (!topk)
+		gpusort_gpu_prepare((size_t) Min(state->est_rows, (double) PG_UINT32_MAX));
 	INSTR_TIME_SET_CURRENT(start);
 	state->limit_bytes = gpusort_memory_limit();
 	state->rows_finished = 0;

@@ -21,6 +21,7 @@
 #include "sort_engine.h"
 #include "big_alloc.h"
 #include "cpu_radix.h"
+#include "device_opener.h"
 #include "phase_hook.h"
 #include "../kernels/gpusort_kernels.h"
 
@@ -43,26 +44,28 @@ typedef struct JobGuard
 	MemoryContextCallback callback;
 } JobGuard;
 
-/* Try to open the GPU (once per backend); true if it is usable. */
+/*
+ * Try to open the GPU (once per backend, in a thread of its own: a cancel
+ * is answered meanwhile); true if it is usable.
+ */
 static bool
 gpusort_gpu_ready(const char **reason)
 {
 	if (gpu_state == GPU_UNKNOWN)
 	{
-		gpusort_status st = gpusort_device_open(0);
+		DeviceOpenResult opened;
 
-		if (st == GPUSORT_OK)
-			st = gpusort_device_get_info(0, &gpu_info);
-		if (st == GPUSORT_OK)
+		device_opener_wait(&opened);
+		if (opened.status == GPUSORT_OK)
 		{
+			gpu_info = opened.info;
 			gpu_state = GPU_READY;
 			elog(DEBUG1, "gpusort: opened GPU 0 (%s)", gpu_info.name);
 		}
 		else
 		{
-			gpu_state = st == GPUSORT_ERR_NO_DEVICE ? GPU_ABSENT : GPU_BROKEN;
-			snprintf(gpu_unusable_reason, sizeof(gpu_unusable_reason),
-					 "%s: %s", gpusort_status_message(st), gpusort_error_detail());
+			gpu_state = opened.status == GPUSORT_ERR_NO_DEVICE ? GPU_ABSENT : GPU_BROKEN;
+			strlcpy(gpu_unusable_reason, opened.detail, sizeof(gpu_unusable_reason));
 			if (gpu_state == GPU_BROKEN)
 				ereport(WARNING,
 						(errcode(ERRCODE_SYSTEM_ERROR),
@@ -73,6 +76,20 @@ gpusort_gpu_ready(const char **reason)
 	if (reason)
 		*reason = gpu_state == GPU_READY ? NULL : gpu_unusable_reason;
 	return gpu_state == GPU_READY;
+}
+
+void
+gpusort_gpu_prepare(size_t n)
+{
+	if (gpu_state != GPU_UNKNOWN || gpusort_device == GPUSORT_DEVICE_CPU ||
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU || IsParallelWorker())
+		return;
+	/* gpusort_sort_rows' choice: a small sort takes the CPU path unopened */
+	if (gpusort_device == GPUSORT_DEVICE_AUTO &&
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_AUTO &&
+		n < (size_t) gpusort_gpu_min_elements)
+		return;
+	device_opener_start();
 }
 
 bool
