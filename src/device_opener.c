@@ -5,12 +5,14 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/ipc.h"
 
 #include "device_opener.h"
+#include "pg_compat.h"
 
 typedef struct Opener
 {
@@ -49,12 +51,22 @@ opener_main(void *arg)
 	return NULL;
 }
 
-/* A backend that exits while the thread runs lets it finish first. */
+/*
+ * A backend that exits while the thread runs lets it finish first: the C
+ * library's exit tears the CUDA runtime down, which must not race the
+ * thread's opening of it.  This runs after the backend has left shared
+ * memory (an on_proc_exit callback) and its last message has gone out;
+ * the client's connection is shut down before the wait, so that a
+ * pg_terminate_backend is answered at once, not when the open ends.
+ */
 static void
 join_at_exit(int code, Datum arg)
 {
-	if (opener.running)
-		(void) pthread_join(opener.thread, NULL);
+	if (!opener.running)
+		return;
+	if (pg_atomic_read_u32(&opener.done) == 0 && client_socket() != PGINVALID_SOCKET)
+		(void) shutdown(client_socket(), SHUT_RDWR);
+	(void) pthread_join(opener.thread, NULL);
 	opener.running = false;
 }
 

@@ -8,7 +8,8 @@
  * backend waits for it answering cancels.  The thread makes CUDA calls
  * only (no PostgreSQL function), with every signal blocked; PostgreSQL's
  * signals stay with the backend's thread.  A cancel while it runs leaves
- * it running: the next wait takes its result.
+ * it running: the next wait takes its result.  A backend that exits while
+ * it runs closes its client connection, then waits for it.
  */
 #ifndef GPUSORT_DEVICE_OPENER_H
 #define GPUSORT_DEVICE_OPENER_H

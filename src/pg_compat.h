@@ -19,6 +19,7 @@
 #endif
 
 #include "access/stratnum.h"
+#include "miscadmin.h"
 #include "nodes/plannodes.h"
 #include "utils/lsyscache.h"
 
@@ -86,5 +87,17 @@ gpusort_ordering_op_properties(Oid opno, Oid *opfamily, Oid *opcintype, bool *de
 #else
 #define gpusort_copy_disabled_nodes(dst, src) ((void) 0)
 #endif
+
+/*
+ * The client connection's socket, or PGINVALID_SOCKET (a standalone
+ * backend, or closed).  Port's first member is sock in every version (15
+ * to 18); libpq/libpq-be.h, which defines Port, needs GSSAPI's headers
+ * where the server was built with GSSAPI, and PGXS does not bring them.
+ */
+static inline pgsocket
+client_socket(void)
+{
+	return MyProcPort != NULL ? *(const pgsocket *) MyProcPort : PGINVALID_SOCKET;
+}
 
 #endif							/* GPUSORT_PG_COMPAT_H */
