@@ -17,6 +17,7 @@
 #include "utils/sortsupport.h"
 
 #include "gpusort_node.h"
+#include "gpusort_plan.h"
 #include "node_state.h"
 #include "phase_hook.h"
 

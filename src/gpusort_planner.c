@@ -47,6 +47,7 @@
 
 #include "guc.h"
 #include "gpusort_node.h"
+#include "gpusort_plan.h"
 #include "parallel_fill.h"
 #include "pg_compat.h"
 #include "plan_build.h"

@@ -18,7 +18,7 @@
 
 #include "big_alloc.h"
 #include "cpu_radix.h"
-#include "gpusort_node.h"
+#include "gpusort_plan.h"
 #include "guc.h"
 #include "key_encoding.h"
 #include "key_finish.h"

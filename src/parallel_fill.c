@@ -40,7 +40,7 @@
 #include "utils/dsa.h"
 
 #include "column_store.h"
-#include "gpusort_node.h"
+#include "gpusort_plan.h"
 #include "guc.h"
 #include "parallel_fill.h"
 #include "pg_compat.h"
