@@ -11,6 +11,7 @@ SET gpusort.min_rows = 0;
 SET gpusort.gpu_min_elements = 0;
 SET max_parallel_workers_per_gather = 0;
 \i sql/include/same_result.sql
+\i sql/include/plan_lines.sql
 
 -- the collations under test (test/setup.sh installs the en_US.UTF-8 locale)
 CREATE COLLATION en_libc (provider = libc, locale = 'en_US.UTF-8');
@@ -58,9 +59,18 @@ SELECT same_result('SELECT * FROM s ORDER BY t NULLS FIRST, i DESC', 't, i');
 SELECT same_result('SELECT * FROM s ORDER BY grp DESC, t COLLATE en_libc, i', 'grp, t, i');
 SELECT same_result('SELECT * FROM s ORDER BY length(t), t, i', 'length(t), t, i');
 SELECT same_result('SELECT * FROM s ORDER BY t, b DESC, grp', 't, b, grp');
+-- the builtin provider's collations (17's ucs_basic and pg_c_utf8, 18's
+-- pg_unicode_fast) order by code point, which is UTF-8's byte order: they
+-- take the GPU byte prefix as "C" does.  (15 and 16 have none: true, untested.)
+SELECT coalesce(bool_and(same LIKE 'same%'), true) AS builtin_same,
+       coalesce(bool_and(byte_prefix), true) AS builtin_byte_prefix
+FROM (SELECT same_result(format('SELECT * FROM s ORDER BY t COLLATE %I %s', collname, o), 't') AS same,
+             EXISTS (SELECT 1 FROM plan_lines(format('SELECT * FROM s ORDER BY t COLLATE %I', collname)) l
+                     WHERE l ~ 'GPU Key Prefix: t COLLATE \w+ \(first \d+ bytes\)') AS byte_prefix
+      FROM pg_collation, unnest(ARRAY['', 'DESC NULLS FIRST']) o
+      WHERE collprovider = 'b' AND collencoding IN (-1, 6)) x;
 
 -- what the plans say: the GPU's key prefix, and the keys left native
-\i sql/include/plan_lines.sql
 SELECT plan_lines('SELECT * FROM s ORDER BY t');
 SELECT plan_lines('SELECT * FROM s ORDER BY t COLLATE en_icu DESC, i');
 SELECT plan_lines('SELECT * FROM s ORDER BY grp, t COLLATE en_libc');

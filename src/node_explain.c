@@ -5,7 +5,10 @@
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
+#include "utils/typcache.h"
 
 #include "node_state.h"
 #include "pg_compat.h"
@@ -43,6 +46,43 @@ key_prefix_text(GpuSortState *state, List *keys)
 	return buf.data;
 }
 
+/*
+ * A sort key's options as the native Sort's EXPLAIN prints them: COLLATE
+ * where the collation is not the type's own, DESC for the type's ">"
+ * ordering, USING for an operator of another class, and NULLS FIRST/LAST
+ * where they are not the direction's default.
+ */
+static void
+append_key_options(StringInfo buf, Oid type, Oid sortop, Oid collation, bool nulls_first)
+{
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	bool		reverse = false;
+
+	if (OidIsValid(collation) && collation != get_typcollation(type))
+	{
+		char	   *name = get_collation_name(collation);
+
+		if (name == NULL)
+			elog(ERROR, "cache lookup failed for collation %u", collation);
+		appendStringInfo(buf, " COLLATE %s", quote_identifier(name));
+	}
+	if (sortop == tc->gt_opr)
+	{
+		appendStringInfoString(buf, " DESC");
+		reverse = true;
+	}
+	else if (sortop != tc->lt_opr)
+	{
+		appendStringInfo(buf, " USING %s", get_opname(sortop));
+		/* the operator's own direction decides the NULLS default */
+		(void) get_equality_op_for_ordering_op(sortop, &reverse);
+	}
+	if (nulls_first && !reverse)
+		appendStringInfoString(buf, " NULLS FIRST");
+	else if (!nulls_first && reverse)
+		appendStringInfoString(buf, " NULLS LAST");
+}
+
 /* EXPLAIN: the sort keys and bound; with ANALYZE what ran, why, and the phase times. */
 void
 node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -66,13 +106,8 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 		initStringInfo(&buf);
 		appendStringInfoString(&buf, deparse_expression((Node *) var, context, useprefix, true));
-		/* as PostgreSQL's Sort prints them */
-		if (state->descending[k])
-			appendStringInfoString(&buf, " DESC");
-		if (state->nulls_first[k] && !state->descending[k])
-			appendStringInfoString(&buf, " NULLS FIRST");
-		else if (!state->nulls_first[k] && state->descending[k])
-			appendStringInfoString(&buf, " NULLS LAST");
+		append_key_options(&buf, var->vartype, state->sortops[k], state->collations[k],
+						   state->nulls_first[k]);
 		keys = lappend(keys, buf.data);
 	}
 	ExplainPropertyList("Sort Key", keys, es);

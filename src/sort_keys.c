@@ -68,8 +68,10 @@ is_default_family(Oid type, Oid opfamily)
 }
 
 /*
- * Does the collation order strings as memcmp does: libc's "C" or "POSIX"
- * (also as the database's default)?  Read from the catalogs, not through
+ * Does the collation order strings as memcmp does: libc's "C" or "POSIX",
+ * or any of the builtin provider's (17's C and C.UTF-8, 18's
+ * PG_UNICODE_FAST: code point order, which is byte order in UTF-8), also
+ * as the database's default?  Read from the catalogs, not through
  * pg_locale.h, whose ICU headers a server without libicu-dev lacks.  A
  * collation not recognised here is only sorted by its abbreviated key.
  */
@@ -100,6 +102,10 @@ collation_is_c(Oid collation)
 		provider = ((Form_pg_collation) GETSTRUCT(tp))->collprovider;
 		d = SysCacheGetAttr(COLLOID, tp, Anum_pg_collation_collcollate, &isnull);
 	}
+#ifdef COLLPROVIDER_BUILTIN
+	if (provider == COLLPROVIDER_BUILTIN)
+		is_c = true;
+#endif
 	if (provider == COLLPROVIDER_LIBC && !isnull)
 	{
 		char	   *name = TextDatumGetCString(d);
