@@ -25,6 +25,7 @@
  *     --bitonic-stride-kernels  the bitonic network a kernel per stride
  *     --quicksort-no-split    quicksort's two-way phase one only
  *     --lock-copies           every copy page-locks its host range (not only from 4 MB)
+ *     --seed=N                the keys of an earlier run (it prints its seed)
  * Beyond 2^26 the 32- and 64-bit keys of every distribution (three-word keys
  * and the constant high word only up to 2^26); the rows of a large case are
  * filled and checked on all CPU cores at once.
@@ -600,6 +601,9 @@ run_late_descent_case(size_t n, int nwords, int where, gpusort_algorithm alg)
 	free(want);
 }
 
+/* --seed=N, or 0: a seed from the clock */
+static uint64_t given_seed;
+
 /* The options (see the usage above) into the test hooks; returns the first positional index. */
 static int
 set_hooks(int argc, char **argv)
@@ -628,6 +632,8 @@ set_hooks(int argc, char **argv)
 			gpusort_test_hooks.quicksort_no_split = 1;
 		else if (strcmp(a, "--lock-copies") == 0)
 			gpusort_test_hooks.lock_min_bytes = 1;
+		else if (strncmp(a, "--seed=", 7) == 0)
+			given_seed = strtoull(a + 7, NULL, 10);
 		else
 		{
 			fprintf(stderr, "kernel_test: unknown option %s\n", a);
@@ -648,7 +654,8 @@ main(int argc, char **argv)
 		2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 6145, 8191, 8193, 12289,
 		65536, 100003, 1u << 20, 3000017, 6000011, 1u << 24, (1u << 26) + 5, 1u << 28,
 		(1u << 30)};
-	uint64_t	seed = (uint64_t) time(NULL) * 2654435761u + (uint64_t) clock();
+	uint64_t	seed = given_seed ? given_seed :
+		(uint64_t) time(NULL) * 2654435761u + (uint64_t) clock();
 	uint64_t	rng = seed | 1;
 	gpusort_device_info info;
 	size_t		free0,

@@ -301,10 +301,13 @@ test_cpu_radix_constant_words(uint64_t *rng)
 			}
 }
 
+/* unit_test [--seed=N]: the keys of an earlier run (it prints its seed) */
 int
-main(void)
+main(int argc, char **argv)
 {
-	uint64_t	seed = (uint64_t) time(NULL) * 2654435761u + (uint64_t) clock();
+	uint64_t	seed = argc > 1 && strncmp(argv[1], "--seed=", 7) == 0 ?
+		strtoull(argv[1] + 7, NULL, 10) :
+		(uint64_t) time(NULL) * 2654435761u + (uint64_t) clock();
 	uint64_t	rng = seed | 1;
 
 	printf("unit_test: seed %llu\n", (unsigned long long) seed);
