@@ -14,7 +14,11 @@
 /* Set by test programs only (gpusort_test_hooks.h). */
 gpusort_test_hooks_t gpusort_test_hooks;
 
-/* Text of the last CUDA failure.  Backends are single-threaded; tests too. */
+/*
+ * Text of the last CUDA failure.  One thread of a backend calls the library
+ * at a time: its own, or the thread that opens the device
+ * (src/device_opener.c), which the backend waits for before any other call.
+ */
 static char last_detail[512];
 
 const char *

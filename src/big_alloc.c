@@ -97,6 +97,16 @@ gpusort_copy_big(void *dest, const void *src, Size bytes)
 	}
 }
 
+void
+gpusort_zero_big(void *dest, Size bytes)
+{
+	for (Size off = 0; off < bytes; off += HUGE_PAGE_SIZE)
+	{
+		CHECK_FOR_INTERRUPTS();
+		memset((char *) dest + off, 0, Min(HUGE_PAGE_SIZE, bytes - off));
+	}
+}
+
 void *
 gpusort_realloc_big(void *p, Size old_bytes, Size bytes)
 {

@@ -45,6 +45,9 @@ extern void *gpusort_realloc_big(void *p, Size old_bytes, Size bytes);
  */
 extern void gpusort_copy_big(void *dest, const void *src, Size bytes);
 
+/* memset(dest, 0, bytes) the same way. */
+extern void gpusort_zero_big(void *dest, Size bytes);
+
 /* gpusort_alloc_big in CurrentMemoryContext, raising an error if memory ran out. */
 extern void *gpusort_alloc_huge(size_t bytes);
 

@@ -89,7 +89,7 @@ regrow(ColumnStore *store, void *old, Size elem, Size cap, bool zero)
 	if (old)
 		gpusort_copy_big(grown, old, store->nrows * elem);
 	if (zero)
-		memset(grown + store->nrows * elem, 0, (cap - store->nrows) * elem);
+		gpusort_zero_big(grown + store->nrows * elem, (cap - store->nrows) * elem);
 	return grown;
 }
 
@@ -154,7 +154,7 @@ start_null_flags(ColumnStore *store, int c)
 	store->isnull[c] = gpusort_alloc_big_lazy(store->cxt, store->capacity);
 	if (store->isnull[c] == NULL)
 		return false;
-	memset(store->isnull[c], 0, store->capacity);
+	gpusort_zero_big(store->isnull[c], store->capacity);
 	store->bytes += store->capacity;
 	return true;
 }

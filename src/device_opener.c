@@ -40,6 +40,10 @@ open_device(DeviceOpenResult *result)
 				 gpusort_status_message(st), gpusort_error_detail());
 }
 
+/*
+ * The thread's cudaSetDevice(0) is its own; the backend's thread uses
+ * device 0, the runtime's default, and so the same primary context.
+ */
 static void *
 opener_main(void *arg)
 {

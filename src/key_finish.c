@@ -336,7 +336,11 @@ fetch_tied_values(KeyFinish *kf, Tied *t, Size n)
 	}
 	memset(entry_of, 0xff, n * sizeof(uint32));
 	for (Size e = 0; e < t->n; e++)
+	{
+		if (e % ROWS_PER_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
 		entry_of[t->row[e]] = (uint32) e;
+	}
 	for (Size r = 0; r < n; r++)
 	{
 		uint32		e = entry_of[r];
@@ -378,7 +382,11 @@ scan_ties(const uint32 *const *words, int nwords, Size n, const uint32 *perm)
 		Size		i = 1;
 
 		while (i < n && words[w][i] == words[w][0])
+		{
+			if (i % ROWS_PER_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
 			i++;
+		}
 		if (i < n)
 			varied[nvaried++] = words[w];
 	}
@@ -432,6 +440,7 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 	{
 		Size		j = run_end(same, n, i);
 
+		CHECK_FOR_INTERRUPTS();
 		if (run_needs_finish(kf, words, nwords, perm, i))
 			count += j - i;
 		i = j;
@@ -696,11 +705,16 @@ refine_round(KeyFinish *kf, Tied *t, uint32 *perm, Size m, int nw, bool *more)
 		goto out_of_memory;
 	}
 	for (Size e = 0; e < t->n; e++)
+	{
+		if (e % ROWS_PER_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
 		perm[t->pos[e]] = t->row[order[e]];
+	}
 	for (Size i = 0; i < t->n;)
 	{
 		Size		j = i + 1;
 
+		CHECK_FOR_INTERRUPTS();
 		if (t->pos[i] >= m)
 			break;
 		while (j < t->n && rows_equal((const uint32 *const *) cols, 1 + nw, order[i], order[j]))

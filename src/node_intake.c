@@ -708,8 +708,6 @@ node_sort_input(GpuSortState *state)
 	TopKEntry	probe;
 
 	gpusort_phase_begin("fill");
-	if (!topk)
-		gpusort_gpu_prepare((size_t) Min(state->est_rows, (double) PG_UINT32_MAX));
 	INSTR_TIME_SET_CURRENT(start);
 	state->limit_bytes = gpusort_memory_limit();
 	state->rows_finished = 0;
@@ -738,7 +736,10 @@ node_sort_input(GpuSortState *state)
 		if (state->fill && rows % TAKE_CHECK_ROWS == 0)
 		{
 			if (fill_area_has_chunks(state->fill))
+			{
 				n = take_filled_rows(state, kw, n, &cap, &key_bytes, false);
+				gpusort_gpu_prepare(n);
+			}
 			else
 				publish_leader_bytes(state, cap, key_bytes);
 		}
@@ -790,6 +791,9 @@ node_sort_input(GpuSortState *state)
 			}
 		}
 		n++;
+		/* the GPU opened beside the rest of the fill, once the rows would use it */
+		if (n % ROWS_PER_INTERRUPT_CHECK == 0)
+			gpusort_gpu_prepare(n);
 	}
 	if (state->fill)
 	{

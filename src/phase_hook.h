@@ -21,8 +21,8 @@
  *   finish       the CPU: rows whose key words tie ordered by their values
  *   decode       gpu_sort(): the result array built
  *   emit         GpuSort: the first sorted row handed up
- *   free         the sort's memory released (gpu_sort() before it
- *                returns, GpuSort at rescan or end)
+ *   free         the sort's memory released (gpu_sort() of int4[] or
+ *                float4[] before it returns, GpuSort at rescan or end)
  */
 #ifndef GPUSORT_PHASE_HOOK_H
 #define GPUSORT_PHASE_HOOK_H

@@ -68,9 +68,9 @@ extern bool gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n,
 extern bool gpusort_gpu_expected(void);
 
 /*
- * A sort of about n rows is on its way: where the settings and n would
- * send it to the GPU and the GPU is not open yet, start opening it in the
- * background (device_opener.h), to be ready when the rows are.
+ * A sort has n rows so far: where the settings and n send it to the GPU
+ * and the GPU is not open yet, start opening it in the background
+ * (device_opener.h), to be ready when all the rows are.
  */
 extern void gpusort_gpu_prepare(size_t n);
 
