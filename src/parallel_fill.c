@@ -40,6 +40,7 @@
 #include "utils/dsa.h"
 
 #include "column_store.h"
+#include "fill_bound.h"
 #include "gpusort_plan.h"
 #include "guc.h"
 #include "parallel_fill.h"
@@ -67,6 +68,7 @@ typedef struct FillShared
 	dsa_pointer head;			/* chunks pushed and not yet taken */
 	pg_atomic_uint64 used;		/* bytes of chunks allocated and not yet freed */
 	pg_atomic_uint64 leader_bytes;	/* memory the GpuSort holds */
+	pg_atomic_uint64 cut;		/* a bounded sort's: rows ranked above it are dropped (fill_bound.h) */
 	uint64		limit;			/* most bytes of chunks (shared memory's room) */
 	uint64		budget;			/* most bytes of chunks and GpuSort together */
 	int			nkeys;			/* what the GpuSort expects */
@@ -273,6 +275,7 @@ fill_area_open(MemoryContext cxt, int nkeys, const int *nw, TupleDesc desc, bool
 	fa->shared->head = InvalidDsaPointer;
 	pg_atomic_init_u64(&fa->shared->used, 0);
 	pg_atomic_init_u64(&fa->shared->leader_bytes, 0);
+	pg_atomic_init_u64(&fa->shared->cut, FILL_BOUND_NO_CUT);
 	fa->shared->limit = limit;
 	fa->shared->budget = limit_bytes;
 	fa->shared->nkeys = nkeys;
@@ -455,6 +458,32 @@ typedef struct FillState
 	SortSupportData *abbrev;	/* abbreviated sort support of ABBREV keys */
 	int			natts;
 	bool		columnar;
+	int64		bound;			/* the GpuSort's (LIMIT + OFFSET), -1: none */
+
+	/* the row in hand's key words, encoded before it is stored or dropped */
+	bool	   *row_null;		/* [nkeys] */
+	uint32	   *row_code;		/* [nkeys * GPUSORT_MAX_KEY_WORDS] */
+
+	/* under a bound, in a worker or the leader: drops rows that cannot be in the result */
+	FillBound  *filter;
+	bool		keys_settled;	/* abbrev and nw set */
+
+	/*
+	 * Under a bound, a process holds its chunks until its scan ends, and
+	 * each time they hold compact_at rows drops from them the rows the cut
+	 * now leaves out, so that it passes on about the bound's rows, as a
+	 * bounded heap would, whatever the order the rows come in.  The chunk
+	 * in hand is held[hand]; after a compaction the next rows fill the
+	 * room left in the held chunks before new ones are taken.
+	 */
+	bool		holding;
+	bool		attached;		/* a worker: the area is attached here, detach it */
+	dsa_pointer *held;
+	int			nheld;
+	int			held_cap;
+	int			hand;
+	uint64		held_rows;
+	uint64		compact_at;
 
 	/* a worker's fill; area NULL: rows pass through */
 	dsa_area   *area;
@@ -532,6 +561,7 @@ gpusort_make_fill(Plan *child, List *gpusort_private)
 	CustomScan *cscan;
 	ListCell   *lc;
 	bool		encoding = false;	/* a key costs more than a WHOLE one to encode */
+	int			bound = linitial_int((List *) list_nth(gpusort_private, GPUSORT_PRIVATE_BOUND));
 
 	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF || child == NULL ||
 		!child->parallel_safe)
@@ -541,10 +571,11 @@ gpusort_make_fill(Plan *child, List *gpusort_private)
 			encoding = true;
 	/*
 	 * auto: rows the GpuSort will store as columns (fixed-length columns),
-	 * or keys whose encoding (byte prefixes, abbreviated keys) the workers
-	 * share (bench/results/key_types-*)
+	 * keys whose encoding (byte prefixes, abbreviated keys) the workers
+	 * share (bench/results/key_types-*), or a bound, under which the
+	 * workers drop the rows that cannot be in the result (fill_bound.h)
 	 */
-	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO && !encoding &&
+	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO && !encoding && bound <= 0 &&
 		!column_store_fits(ExecTypeFromTL(child->targetlist)))
 		return child;
 	cscan = makeNode(CustomScan);
@@ -595,6 +626,9 @@ fill_create_state(CustomScan *cscan)
 		fs->descending[i] = list_nth_int(gpusort_private(cscan, GPUSORT_PRIVATE_DESCENDING), i) != 0;
 		fs->codes[i] = (GpuSortKeyCode) list_nth_int(gpusort_private(cscan, GPUSORT_PRIVATE_CODES), i);
 	}
+	fs->bound = linitial_int(gpusort_private(cscan, GPUSORT_PRIVATE_BOUND));
+	fs->row_null = palloc0(n * sizeof(bool));
+	fs->row_code = palloc0(n * GPUSORT_MAX_KEY_WORDS * sizeof(uint32));
 	fs->chunk_ptr = InvalidDsaPointer;
 	return (Node *) fs;
 }
@@ -619,6 +653,13 @@ publish_chunk(FillState *fs)
 {
 	if (fs->chunk == NULL)
 		return;
+	if (fs->holding)
+	{
+		/* held[hand] stays held */
+		fs->chunk = NULL;
+		fs->chunk_ptr = InvalidDsaPointer;
+		return;
+	}
 	if (fs->chunk->nrows == 0)
 	{
 		pg_atomic_fetch_sub_u64(&fs->shared->used, fs->chunk->bytes);
@@ -676,7 +717,178 @@ new_chunk(FillState *fs)
 	fs->chunk->data_cap = data_cap;
 	fs->chunk->columnar = fs->columnar;
 	memset((char *) fs->chunk + fs->layout.has_null, 0, fs->nkeys * sizeof(bool));
+	if (fs->holding)
+	{
+		if (fs->nheld == fs->held_cap)
+		{
+			fs->held_cap = Max(16, fs->held_cap * 2);
+			fs->held = fs->held == NULL ?
+				MemoryContextAlloc(fs->css.ss.ps.state->es_query_cxt,
+								   fs->held_cap * sizeof(dsa_pointer)) :
+				repalloc(fs->held, fs->held_cap * sizeof(dsa_pointer));
+		}
+		fs->hand = fs->nheld;
+		fs->held[fs->nheld++] = fs->chunk_ptr;
+	}
 	return true;
+}
+
+/*
+ * The next chunk to store into: where the process holds its chunks, the
+ * next held one with room left, else a new one; false if none.
+ */
+static bool
+next_chunk(FillState *fs)
+{
+	if (fs->holding)
+	{
+		publish_chunk(fs);
+		while (fs->hand + 1 < fs->nheld)
+		{
+			FillChunk  *chunk;
+
+			fs->hand++;
+			chunk = dsa_get_address(fs->area, fs->held[fs->hand]);
+			if (chunk->nrows < chunk->cap &&
+				(chunk->columnar || chunk->data_cap - chunk->data_used >= CHUNK_DATA_MIN / 16))
+			{
+				fs->chunk = chunk;
+				fs->chunk_ptr = fs->held[fs->hand];
+				return true;
+			}
+		}
+	}
+	return new_chunk(fs);
+}
+
+/*
+ * Drop from a held chunk, in place, the rows ranked above cut (moving the
+ * rest down, tuples in the order they lie); the rows it keeps.
+ */
+static uint32
+compact_chunk(FillState *fs, FillChunk *chunk, uint64 cut)
+{
+	char	   *base = (char *) chunk;
+	ChunkLayout *l = &fs->layout;
+	const bool *nulls0 = (const bool *) (base + l->nulls[0]);
+	const uint32 *w0 = (const uint32 *) (base + l->words[0]);
+	const uint32 *w1 = fs->nw[0] > 1 ? (const uint32 *) (base + l->words[1]) : NULL;
+	uint32	   *tuple_off = chunk->columnar ? NULL : (uint32 *) (base + l->tuple_off);
+	char	   *data = chunk->columnar ? NULL : base + l->data;
+	Size		data_used = 0;
+	uint32		kept = 0;
+
+	for (uint32 i = 0; i < chunk->nrows; i++)
+	{
+		uint32		code[2] = {w0[i], w1 ? w1[i] : 0};
+
+		if (fill_bound_rank(nulls0[i], fs->keys[0].nulls_first, code, fs->nw[0]) > cut)
+			continue;
+		if (kept != i)
+		{
+			for (int k = 0; k < fs->nkeys; k++)
+			{
+				if (fs->nw[k] == 0)
+					continue;
+				((bool *) (base + l->nulls[k]))[kept] = ((bool *) (base + l->nulls[k]))[i];
+				for (int w = 0; w < fs->nw[k]; w++)
+				{
+					uint32	   *words = (uint32 *) (base + l->words[k * GPUSORT_MAX_KEY_WORDS + w]);
+
+					words[kept] = words[i];
+				}
+			}
+			if (chunk->columnar)
+			{
+				for (int c = 0; c < fs->natts; c++)
+				{
+					Size		width = l->type[c].width;
+
+					memcpy(base + l->values[c] + kept * width, base + l->values[c] + i * width,
+						   width);
+					((bool *) (base + l->isnull[c]))[kept] = ((bool *) (base + l->isnull[c]))[i];
+				}
+			}
+		}
+		if (!chunk->columnar)
+		{
+			/* a tuple's room runs to the next one's (reserve_in_chunk) */
+			Size		off = tuple_off[i];
+			Size		len = (i + 1 < chunk->nrows ? tuple_off[i + 1] : chunk->data_used) - off;
+
+			if (data_used != off)
+				memmove(data + data_used, data + off, len);
+			tuple_off[kept] = (uint32) data_used;
+			data_used += len;
+		}
+		kept++;
+	}
+	chunk->nrows = kept;
+	if (!chunk->columnar)
+		chunk->data_used = data_used;
+	return kept;
+}
+
+/* Drop from the held chunks the rows the cut now leaves out. */
+static void
+compact_held(FillState *fs)
+{
+	uint64		cut = fill_bound_cut(fs->filter);
+	uint64		kept = 0;
+
+	if (cut == FILL_BOUND_NO_CUT)
+	{
+		/* no cut yet: the filter takes one at twice the bound's rows let through */
+		fs->compact_at = fs->held_rows + fs->bound;
+		return;
+	}
+	publish_chunk(fs);
+	for (int i = 0; i < fs->nheld; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		kept += compact_chunk(fs, dsa_get_address(fs->area, fs->held[i]), cut);
+	}
+	fs->held_rows = kept;
+	/* rows tied at the cut may keep more than the bound: compact again only as they double */
+	fs->compact_at = Max(2 * (uint64) fs->bound, 2 * kept);
+	fs->hand = -1;
+}
+
+/* The scan is over: hand the held chunks to the GpuSort (free those left empty). */
+static void
+publish_held(FillState *fs)
+{
+	dsa_pointer first = InvalidDsaPointer,
+				last = InvalidDsaPointer;
+	FillChunk  *last_chunk;
+
+	publish_chunk(fs);
+	for (int i = 0; i < fs->nheld; i++)
+	{
+		FillChunk  *chunk = dsa_get_address(fs->area, fs->held[i]);
+
+		if (chunk->nrows == 0)
+		{
+			pg_atomic_fetch_sub_u64(&fs->shared->used, chunk->bytes);
+			dsa_free(fs->area, fs->held[i]);
+			continue;
+		}
+		chunk->next = first;
+		if (!DsaPointerIsValid(first))
+			last = fs->held[i];
+		first = fs->held[i];
+	}
+	fs->nheld = 0;
+	fs->hand = -1;
+	fs->held_rows = 0;
+	if (!DsaPointerIsValid(first))
+		return;
+	/* no segment may be mapped under the spinlock (move_pushed_chunks) */
+	last_chunk = dsa_get_address(fs->area, last);
+	SpinLockAcquire(&fs->shared->mutex);
+	last_chunk->next = fs->shared->head;
+	fs->shared->head = first;
+	SpinLockRelease(&fs->shared->mutex);
 }
 
 /* tuple_copy_slot's reserve: room in the chunk in hand for the next row */
@@ -719,28 +931,121 @@ store_row(FillState *fs, TupleTableSlot *slot)
 
 	for (int k = 0; k < fs->nkeys; k++)
 	{
-		bool		null;
-		Datum		d;
-		uint32		code[GPUSORT_MAX_KEY_WORDS];
+		const uint32 *code = &fs->row_code[k * GPUSORT_MAX_KEY_WORDS];
 
-		/* NONE: no words, not even NULL flags (as the GpuSort's own reading loop) */
 		if (fs->nw[k] == 0)
 			continue;
-		d = slot_getattr(slot, fs->attnos[k], &null);
-		if (null)
-		{
+		if (fs->row_null[k])
 			((bool *) (base + fs->layout.has_null))[k] = true;
-			gpusort_null_code_words(fs->codes[k], fs->descending[k], fs->nw[k], code);
-		}
-		else
-			gpusort_encode_words(fs->codes[k], fs->keys[k].type, &fs->abbrev[k], d,
-								 fs->descending[k], fs->nw[k], code);
-		((bool *) (base + fs->layout.nulls[k]))[row] = null;
+		((bool *) (base + fs->layout.nulls[k]))[row] = fs->row_null[k];
 		for (int w = 0; w < fs->nw[k]; w++)
 			((uint32 *) (base + fs->layout.words[k * GPUSORT_MAX_KEY_WORDS + w]))[row] = code[w];
 	}
 	chunk->nrows++;
 	return true;
+}
+
+/*
+ * Encode the key words of the slot's row into row_code and row_null, as
+ * the GpuSort's own reading loop does (keys from .. upto-1).
+ */
+static void
+encode_row(FillState *fs, TupleTableSlot *slot, int from, int upto)
+{
+	for (int k = from; k < upto; k++)
+	{
+		bool		null;
+		Datum		d;
+		uint32	   *code = &fs->row_code[k * GPUSORT_MAX_KEY_WORDS];
+
+		/* NONE: no words, not even NULL flags (as the GpuSort's own reading loop) */
+		if (fs->nw[k] == 0)
+			continue;
+		d = slot_getattr(slot, fs->attnos[k], &null);
+		fs->row_null[k] = null;
+		if (null)
+			gpusort_null_code_words(fs->codes[k], fs->descending[k], fs->nw[k], code);
+		else
+			gpusort_encode_words(fs->codes[k], fs->keys[k].type, &fs->abbrev[k], d,
+								 fs->descending[k], fs->nw[k], code);
+	}
+}
+
+/* Under a bound: can the row, its keys encoded, still be in the result? */
+static bool
+row_admitted(FillState *fs)
+{
+	return fill_bound_admit(fs->filter,
+							fill_bound_rank(fs->row_null[0], fs->keys[0].nulls_first,
+											fs->row_code, fs->nw[0]));
+}
+
+/*
+ * The keys' codes as the GpuSort's begin_scan settles them (an ABBREV key
+ * without abbreviation now becomes NONE, as there), and their words.
+ */
+static void
+settle_keys(FillState *fs)
+{
+	if (fs->keys_settled)
+		return;
+	fs->abbrev = palloc0(fs->nkeys * sizeof(SortSupportData));
+	for (int k = 0; k < fs->nkeys; k++)
+	{
+		gpusort_settle_abbrev(&fs->keys[k], &fs->codes[k], &fs->abbrev[k]);
+		fs->nw[k] = gpusort_code_words(fs->codes[k], fs->keys[k].type);
+	}
+	fs->keys_settled = true;
+}
+
+/*
+ * A filter for the bound, sharing the cut in the area's shared part; none
+ * without a bound, or where the first key has no words.
+ */
+static void
+start_filter(FillState *fs, FillShared *shared)
+{
+	MemoryContext old = MemoryContextSwitchTo(fs->css.ss.ps.state->es_query_cxt);
+
+	fill_bound_free(fs->filter);
+	fs->filter = NULL;
+	if (fs->bound > 0)
+	{
+		settle_keys(fs);
+		if (fs->nw[0] > 0)
+			fs->filter = fill_bound_create(fs->bound, &shared->cut);
+	}
+	fs->nheld = 0;
+	fs->hand = -1;
+	fs->held_rows = 0;
+	fs->holding = fs->storing && fs->filter != NULL;
+	fs->compact_at = 2 * (uint64) Max(fs->bound, 1);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Store the row, its keys encoded, in the chunk in hand or the next one;
+ * false if it goes up through the Gather instead: too large for an empty
+ * chunk, or no chunk to be had (the limit: then so do the rows after it).
+ */
+static bool
+store_somewhere(FillState *fs, TupleTableSlot *slot)
+{
+	for (;;)
+	{
+		if (fs->chunk != NULL && fs->chunk->nrows < fs->chunk->cap)
+		{
+			if (store_row(fs, slot))
+				return true;
+			if (fs->chunk->nrows == 0 && fs->chunk->data_used == 0)
+				return false;
+		}
+		if (!next_chunk(fs))
+		{
+			fs->storing = false;
+			return false;
+		}
+	}
 }
 
 static TupleTableSlot *
@@ -755,34 +1060,36 @@ fill_exec(CustomScanState *node)
 
 		if (TupIsNull(slot))
 		{
-			if (fs->storing)
+			if (fs->holding)
+			{
+				/* pass on no more than the bound's rows (and those tied at the cut) */
+				fill_bound_finish(fs->filter);
+				if (fs->held_rows > (uint64) fs->bound)
+					compact_held(fs);
+				publish_held(fs);
+			}
+			else if (fs->storing)
 				publish_chunk(fs);
 			return slot;
 		}
-		if (!fs->storing)
+		if (fs->filter != NULL)
+		{
+			/* the first key's words decide; the others only for a row kept */
+			encode_row(fs, slot, 0, 1);
+			if (!row_admitted(fs))
+			{
+				CHECK_FOR_INTERRUPTS();
+				continue;
+			}
+			if (fs->storing)
+				encode_row(fs, slot, 1, fs->nkeys);
+		}
+		else if (fs->storing)
+			encode_row(fs, slot, 0, fs->nkeys);
+		if (!fs->storing || !store_somewhere(fs, slot))
 			return slot;
-		if (fs->chunk == NULL || fs->chunk->nrows == fs->chunk->cap)
-		{
-			if (!new_chunk(fs))
-			{
-				/* the limit: the rest goes up through the Gather */
-				fs->storing = false;
-				return slot;
-			}
-		}
-		if (!store_row(fs, slot))
-		{
-			/* chunk data full: the row goes into a new chunk, or up if too big */
-			if (fs->chunk->nrows == 0)
-				return slot;
-			if (!new_chunk(fs))
-			{
-				fs->storing = false;
-				return slot;
-			}
-			if (!store_row(fs, slot))
-				return slot;
-		}
+		if (fs->holding && ++fs->held_rows >= fs->compact_at)
+			compact_held(fs);
 	}
 }
 
@@ -791,13 +1098,19 @@ fill_end(CustomScanState *node)
 {
 	FillState  *fs = (FillState *) node;
 
-	if (fs->area)
+	if (fs->attached)
 	{
-		publish_chunk(fs);
+		if (fs->holding)
+			publish_held(fs);
+		else
+			publish_chunk(fs);
 		dsa_detach(fs->area);
-		fs->area = NULL;
-		fs->storing = false;
 	}
+	/* the leader: the area is the GpuSort's, which may have closed it already */
+	fs->area = NULL;
+	fs->storing = false;
+	fs->holding = false;
+	fs->chunk = NULL;
 	ExecEndNode(outerPlanState(node));
 }
 
@@ -820,15 +1133,42 @@ fill_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 static void
 fill_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
+	FillState  *fs = (FillState *) node;
 	FillCoordinate *coord = (FillCoordinate *) coordinate;
 
 	coord->valid = false;
 	coord->shared = InvalidDsaPointer;
+	/* a rescan: an area the leader stored into before is gone */
+	fill_bound_free(fs->filter);
+	fs->filter = NULL;
+	fs->area = NULL;
+	fs->shared = NULL;
+	fs->storing = false;
+	fs->holding = false;
+	fs->chunk = NULL;
+	fs->chunk_ptr = InvalidDsaPointer;
 	if (offered_area != NULL)
 	{
 		coord->valid = true;
 		coord->handle = dsa_get_handle(offered_area->area);
 		coord->shared = offered_area->shared_ptr;
+		/*
+		 * Under a bound the leader's share of the scan is stored and
+		 * compacted as the workers' shares are, by the same cut.
+		 */
+		if (fs->bound > 0)
+		{
+			settle_keys(fs);
+			layout_chunk(&fs->layout, fs->nkeys, fs->nw,
+						 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor, fs->columnar);
+			if (fs->layout.total == offered_area->shared->chunk_bytes)
+			{
+				fs->area = offered_area->area;
+				fs->shared = offered_area->shared;
+				fs->storing = true;
+			}
+			start_filter(fs, offered_area->shared);
+		}
 	}
 }
 
@@ -843,13 +1183,7 @@ fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 		return;
 	fs->area = dsa_attach(coord->handle);
 	shared = dsa_get_address(fs->area, coord->shared);
-	/* the keys' codes as the GpuSort's begin_scan settles them */
-	fs->abbrev = palloc0(fs->nkeys * sizeof(SortSupportData));
-	for (int k = 0; k < fs->nkeys; k++)
-	{
-		gpusort_settle_abbrev(&fs->keys[k], &fs->codes[k], &fs->abbrev[k]);
-		fs->nw[k] = gpusort_code_words(fs->codes[k], fs->keys[k].type);
-	}
+	settle_keys(fs);
 	layout_chunk(&fs->layout, fs->nkeys, fs->nw,
 				 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor, fs->columnar);
 	if (shared->nkeys != fs->nkeys || shared->natts != fs->natts ||
@@ -862,4 +1196,6 @@ fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	}
 	fs->shared = shared;
 	fs->storing = true;
+	fs->attached = true;
+	start_filter(fs, shared);
 }
