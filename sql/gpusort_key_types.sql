@@ -106,6 +106,26 @@ SELECT same_result('SELECT * FROM names ORDER BY tied16 DESC, i', 'tied16, i');
 SELECT finish_line('SELECT * FROM names ORDER BY tied16 DESC, i');
 SELECT same_result('SELECT * FROM names ORDER BY name COLLATE en_icu', 'name');
 SELECT finish_line('SELECT * FROM names ORDER BY name COLLATE en_icu');
+-- under ICU the GPU sorts by the first 24 bytes of the ICU sort key: strings
+-- the collation orders apart by accent or case, canonically equivalent
+-- strings (precomposed and combining accents) and strings that differ only
+-- by an ignorable character have equal or tied keys, and the collation's
+-- comparator (with its byte-order tie-break) finishes them; a
+-- nondeterministic collation leaves such strings equal
+CREATE TABLE icu_hard AS
+SELECT i, (ARRAY['Müller', 'Mueller', 'muller', 'MÜLLER', 'Muller', 'Möller', 'Moller',
+                 'e' || U&'\0301' || 'tienne', U&'\00e9' || 'tienne', 'Etienne', 'étienne',
+                 'a' || U&'\200b' || 'b', 'ab', 'Ab', 'a-b', 'a b', ''])[1 + i % 17]
+          || CASE WHEN i % 3 = 0 THEN '' ELSE ' ' || (i % 97)::text END AS name
+FROM generate_series(1, 20000) i;
+INSERT INTO icu_hard VALUES (0, NULL);
+SELECT same_result('SELECT * FROM icu_hard ORDER BY name COLLATE en_icu, i', 'name, i');
+SELECT same_result('SELECT * FROM icu_hard ORDER BY name COLLATE en_icu DESC NULLS LAST, i DESC', 'name, i');
+SELECT same_result('SELECT name COLLATE en_icu AS n FROM icu_hard ORDER BY 1', 'n');
+CREATE COLLATION icu_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SELECT same_result('SELECT name COLLATE icu_ci AS n, i FROM icu_hard ORDER BY 1, 2', 'lower(n), i');
+DROP COLLATION icu_ci;
+DROP TABLE icu_hard;
 -- many rows of few values: runs of identical values are settled without a
 -- comparison (text); bytea values that differ only by trailing zero bytes
 -- are not identical

@@ -238,6 +238,8 @@ encode_elements(const GpuSortKeySpec *key, GpuSortKeyCode code, bool descending,
 
 	if (code == GPUSORT_CODE_ABBREV)
 		gpusort_key_sort_support(key, true, &abbrev);
+	else if (code == GPUSORT_CODE_ICU)
+		gpusort_settle_abbrev(key, &code, &abbrev);
 	for (size_t i = 0; i < n && nw > 0; i++)
 	{
 		uint32		w[GPUSORT_MAX_KEY_WORDS];

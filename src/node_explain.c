@@ -38,6 +38,10 @@ key_prefix_text(GpuSortState *state, List *keys)
 		case GPUSORT_CODE_ABBREV:
 			appendStringInfo(&buf, "%s (abbreviated)", (const char *) list_nth(keys, f));
 			break;
+		case GPUSORT_CODE_ICU:
+			appendStringInfo(&buf, "%s (ICU sort key, first %d bytes)", (const char *) list_nth(keys, f),
+							 4 * gpusort_code_words(state->codes[f], state->types[f]));
+			break;
 		default:
 			if (buf.len >= 2)
 				buf.data[buf.len -= 2] = '\0';

@@ -567,7 +567,8 @@ gpusort_make_fill(Plan *child, List *gpusort_private)
 		!child->parallel_safe)
 		return child;
 	foreach(lc, (List *) list_nth(gpusort_private, GPUSORT_PRIVATE_CODES))
-		if (lfirst_int(lc) == GPUSORT_CODE_BYTES || lfirst_int(lc) == GPUSORT_CODE_ABBREV)
+		if (lfirst_int(lc) == GPUSORT_CODE_BYTES || lfirst_int(lc) == GPUSORT_CODE_ABBREV ||
+			lfirst_int(lc) == GPUSORT_CODE_ICU)
 			encoding = true;
 	/*
 	 * auto: rows the GpuSort will store as columns (fixed-length columns),

@@ -28,6 +28,7 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
+#include "icu_keys.h"
 #include "key_encoding.h"
 #include "pg_compat.h"
 #include "sort_keys.h"
@@ -151,6 +152,12 @@ gpusort_key_sort_support(const GpuSortKeySpec *key, bool abbreviate, SortSupport
 void
 gpusort_settle_abbrev(const GpuSortKeySpec *key, GpuSortKeyCode *code, SortSupport ssup)
 {
+	if (*code == GPUSORT_CODE_ICU)
+	{
+		memset(ssup, 0, sizeof(SortSupportData));
+		ssup->ssup_collation = key->collation;
+		return;
+	}
 	if (*code != GPUSORT_CODE_ABBREV)
 		return;
 	gpusort_key_sort_support(key, true, ssup);
@@ -203,6 +210,10 @@ gpusort_key_codes(const GpuSortKeySpec *keys, int nkeys, GpuSortKeyCode *codes,
 			codes[k] = GPUSORT_CODE_WHOLE;
 		else if (sorts_as_bytes(keys[k].type, opfamily, keys[k].collation))
 			codes[k] = GPUSORT_CODE_BYTES;
+		else if ((keys[k].type == TEXTOID || keys[k].type == VARCHAROID) &&
+				 is_default_family(TEXTOID, opfamily) &&
+				 gpusort_icu_keys_usable(keys[k].collation))
+			codes[k] = GPUSORT_CODE_ICU;
 		else if (has_known_abbreviation(&keys[k], opfamily))
 			codes[k] = GPUSORT_CODE_ABBREV;
 		else
@@ -241,6 +252,8 @@ gpusort_code_words(GpuSortKeyCode code, Oid type)
 			return (type == UUIDOID || type == INTERVALOID) ? 4 : GPUSORT_FIRST_BYTES / 4;
 		case GPUSORT_CODE_ABBREV:
 			return 2;
+		case GPUSORT_CODE_ICU:
+			return GPUSORT_FIRST_BYTES / 4;
 		case GPUSORT_CODE_NONE:
 			break;
 	}
@@ -409,6 +422,9 @@ gpusort_encode_words(GpuSortKeyCode code, Oid type, SortSupport abbrev, Datum va
 		case GPUSORT_CODE_ABBREV:
 			c = gpusort_abbrev_code(type, abbrev, value, descending);
 			break;
+		case GPUSORT_CODE_ICU:
+			gpusort_icu_key_words(abbrev->ssup_collation, value, descending, nw, out);
+			return;
 		case GPUSORT_CODE_BYTES:
 			{
 				uint8		buf[16];

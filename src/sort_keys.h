@@ -14,8 +14,11 @@
  *           its leading bytes; runs that still tie are refined with the
  *           next bytes, then finished on the CPU.  A uuid's or an
  *           interval's 16 bytes are its whole value: lossless, as WHOLE.
- *   ABBREV  PostgreSQL's abbreviated key (sort support): numeric, text
- *           under an ICU collation, inet, macaddr, ...: lossy, ties
+ *   ICU     text under an ICU collation: the first GPUSORT_FIRST_BYTES
+ *           bytes of its ICU sort key (icu_keys.h): lossy, ties finished
+ *           on the CPU by the collation's comparator.
+ *   ABBREV  PostgreSQL's abbreviated key (sort support): numeric, inet,
+ *           macaddr, text under other collations, ...: lossy, ties
  *           finished on the CPU.
  *   NONE    no words; rows are ordered by this key on the CPU, within the
  *           runs the keys before it leave.
@@ -37,7 +40,8 @@ typedef enum GpuSortKeyCode
 	GPUSORT_CODE_WHOLE,
 	GPUSORT_CODE_BYTES,
 	GPUSORT_CODE_ABBREV,
-	GPUSORT_CODE_NONE
+	GPUSORT_CODE_NONE,
+	GPUSORT_CODE_ICU
 } GpuSortKeyCode;
 
 /* One sort key as the planner gives it. */
@@ -101,6 +105,8 @@ extern void gpusort_key_sort_support(const GpuSortKeySpec *key, bool abbreviate,
  * it has no abbreviation now (there was one at plan time), *code becomes
  * NONE and the CPU orders by the key.  The GpuSort and its parallel
  * workers both settle their codes this way, so that their words agree.
+ * For an ICU key, ssup only carries the collation gpusort_encode_words
+ * reads.
  */
 extern void gpusort_settle_abbrev(const GpuSortKeySpec *key, GpuSortKeyCode *code,
 								  SortSupport ssup);
@@ -133,8 +139,8 @@ extern uint64 gpusort_abbrev_code(Oid type, SortSupport ssup, Datum value, bool 
 /*
  * The nw code words (gpusort_code_words) of a non-NULL value of a key of
  * this code and type, descending or not, most significant first; abbrev:
- * the key's abbreviated sort support (ABBREV keys only).  NONE keys have
- * no words.
+ * the key's sort support as gpusort_settle_abbrev made it (ABBREV and ICU
+ * keys only).  NONE keys have no words.
  */
 extern void gpusort_encode_words(GpuSortKeyCode code, Oid type, SortSupport abbrev,
 								 Datum value, bool descending, int nw, uint32 *out);
