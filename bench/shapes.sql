@@ -130,3 +130,15 @@ BEGIN
   END LOOP;
 END $$;
 SELECT n, plan FROM phases ORDER BY n;
+
+\echo '== results checked: md5 of the sort-key sequence, GpuSort against native'
+CREATE FUNCTION pg_temp.key_md5(q text, keys text, gpusort bool) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE h text;
+BEGIN
+  PERFORM set_config('gpusort.enabled', gpusort::text, true);
+  EXECUTE format('SELECT md5(string_agg((%s)::text, E''\n'')) FROM (%s) s', keys, q) INTO h;
+  RETURN h;
+END $$;
+SELECT n, what, pg_temp.key_md5(q, k, true) = pg_temp.key_md5(q, k, false) AS same_keys
+FROM shapes JOIN (VALUES (2, 'f'), (5, 'email'), (6, 'name'), (13, 'id'), (14, 'f'), (16, 'row_number')) c(n, k) USING (n)
+ORDER BY n;
