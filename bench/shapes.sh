@@ -25,7 +25,7 @@ file="$out/shapes-${ROWS}.md"
 	echo "# 24 query shapes, $ROWS rows — $device, $(nproc) CPU cores, $(date +%F), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 	echo
 	echo "\`ROWS=$ROWS RUNS=$RUNS bash bench/shapes.sh\`; PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'),"
-	echo "shared_buffers 4GB${MAX_MEMORY:+, gpusort.max_memory $MAX_MEMORY}. Wall time of each statement, median of $RUNS rounds."
+	echo "shared_buffers 4GB${MAX_MEMORY:+, gpusort.max_memory $MAX_MEMORY}. Execution time of EXPLAIN ANALYZE (TIMING OFF) for queries, wall time for COPY and CREATE TABLE AS; median of $RUNS rounds."
 	echo "native / GpuSort: default settings (work_mem 4MB, 2 workers per Gather); tuned: work_mem 1GB, 8 workers per Gather."
 	echo "x_native = native / GpuSort; x_tuned = native tuned / GpuSort tuned."
 	echo

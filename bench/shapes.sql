@@ -1,8 +1,10 @@
 -- bench/shapes.sql -- 24 query shapes, each in four runs: native Sort and
 -- GpuSort, at default settings and tuned (work_mem 1GB, 8 workers per
 -- Gather).  Run by bench/shapes.sh; psql variables: rows, runs, shapes
--- ('all' or a comma list of shape numbers).  Wall time of each statement,
--- median of `runs`, the four runs of a shape interleaved round by round;
+-- ('all' or a comma list of shape numbers).  A query's execution time
+-- (EXPLAIN ANALYZE, TIMING OFF: no rows sent to a client), the wall time
+-- of COPY and CREATE TABLE AS; median of `runs`, the four runs of a shape
+-- interleaved round by round;
 -- a statement past 90 s counts as a timeout.
 \set ON_ERROR_STOP on
 \pset footer off
@@ -71,7 +73,7 @@ INSERT INTO configs VALUES (1, 'native', false, false), (2, 'native tuned', fals
 
 -- one statement's wall time in ms under a config (NULL: timed out)
 CREATE FUNCTION pg_temp.timed(q text, gpusort bool, tuned bool) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz;
+DECLARE t0 timestamptz; j jsonb;
 BEGIN
   PERFORM set_config('gpusort.enabled', gpusort::text, true);
   PERFORM set_config('work_mem', CASE WHEN tuned THEN '1GB' ELSE '4MB' END, true);
@@ -80,6 +82,11 @@ BEGIN
   DROP TABLE IF EXISTS ctas;
   t0 := clock_timestamp();
   BEGIN
+    IF q ~* '^(SELECT|WITH)' THEN
+      -- a query: its execution time, without SPI keeping the rows it returns
+      EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO j;
+      RETURN round((j -> 0 ->> 'Execution Time')::numeric, 1);
+    END IF;
     EXECUTE q;
   EXCEPTION WHEN query_canceled THEN
     RETURN NULL;
@@ -105,7 +112,7 @@ BEGIN
   END LOOP;
 END $$;
 
-\echo '== median ms of each shape and run (wall time of the statement)'
+\echo '== median ms of each shape and run'
 WITH med AS (
   SELECT n, c, percentile_disc(0.5) WITHIN GROUP (ORDER BY coalesce(ms, 1e9)) AS ms
   FROM timings GROUP BY n, c)
