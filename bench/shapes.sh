@@ -3,7 +3,9 @@
 # (default 1M), median of RUNS rounds (default 3): native Sort and GpuSort,
 # each at default settings and tuned (work_mem 1GB, 8 workers per Gather).
 # SHAPES=1,2,13 runs some of them.  MAX_MEMORY raises gpusort.max_memory
-# (e.g. 16GB at 50M rows).  Writes markdown to bench/results/ (or $OUT).
+# (e.g. 16GB at 50M rows).  COMMIT names the commit measured where the
+# checkout's git does not know it (a copy on a GPU host).  Writes markdown
+# to bench/results/ (or $OUT).
 #   ROWS=10000000 RUNS=1 bash bench/shapes.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ out=${OUT:-bench/results}
 mkdir -p "$out"
 file="$out/shapes-${ROWS}.md"
 {
-	echo "# 24 query shapes, $ROWS rows — $device, $(nproc) CPU cores, $(date +%F), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "# 24 query shapes, $ROWS rows — $device, $(nproc) CPU cores, $(date +%F), commit ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 	echo
 	echo "\`ROWS=$ROWS RUNS=$RUNS bash bench/shapes.sh\`; PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'),"
 	echo "shared_buffers 4GB${MAX_MEMORY:+, gpusort.max_memory $MAX_MEMORY}. Execution time of EXPLAIN ANALYZE (TIMING OFF) for queries, wall time for COPY and CREATE TABLE AS; median of $RUNS rounds."
