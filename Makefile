@@ -22,15 +22,15 @@ SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
 	src/tuple_store.o src/column_store.o src/big_alloc.o src/gpusort_planner.o \
 	src/plan_build.o src/gpusort_node.o src/node_intake.o src/node_topk.o \
 	src/node_explain.o src/parallel_fill.o src/fill_bound.o src/device_opener.o \
-	src/icu_keys.o
+	src/collation_keys.o
 
 # ICU sort keys need ICU's headers (libicu-dev), which a server built with
 # ICU includes from utils/pg_locale.h; without them such keys keep
-# PostgreSQL's abbreviated key (src/icu_keys.c).  The symbols come from the
+# PostgreSQL's abbreviated key (src/collation_keys.c).  The symbols come from the
 # server's own ICU libraries at load time.
 ICU_HEADERS := $(shell printf '\043include <unicode/ucol.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
 ifneq ($(ICU_HEADERS),yes)
-src/icu_keys.o: override CPPFLAGS += -DGPUSORT_NO_ICU
+src/collation_keys.o: override CPPFLAGS += -DGPUSORT_NO_ICU
 endif
 
 # PGXS would otherwise ask for LLVM bitcode of the nvcc objects

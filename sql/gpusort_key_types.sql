@@ -74,7 +74,7 @@ FROM (SELECT same_result(format('SELECT * FROM s ORDER BY t COLLATE %I %s', coll
 SELECT plan_lines('SELECT * FROM s ORDER BY t');
 SELECT plan_lines('SELECT * FROM s ORDER BY t COLLATE en_icu DESC, i');
 SELECT plan_lines('SELECT * FROM s ORDER BY grp, t COLLATE en_libc');
--- no GPU words at all (libc collations get no abbreviated key): native Sort
+-- a libc collation: the first 24 bytes of the strxfrm key, the order checked
 SELECT plan_lines('SELECT * FROM s ORDER BY t COLLATE en_libc');
 
 -- EXPLAIN ANALYZE: the bytes the first sort took (8, 16 or 24, as a sample
@@ -92,7 +92,7 @@ CREATE FUNCTION finish_line(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE l text;
 BEGIN
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'GPU Key Prefix|Finished on CPU' THEN RETURN NEXT l; END IF;
+    IF l ~ 'GPU Key Prefix|Finished on CPU|Order Checked' THEN RETURN NEXT l; END IF;
   END LOOP;
 END $$;
 SELECT same_result('SELECT * FROM names ORDER BY name', 'name');
@@ -125,6 +125,12 @@ SELECT same_result('SELECT name COLLATE en_icu AS n FROM icu_hard ORDER BY 1', '
 CREATE COLLATION icu_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SELECT same_result('SELECT name COLLATE icu_ci AS n, i FROM icu_hard ORDER BY 1, 2', 'lower(n), i');
 DROP COLLATION icu_ci;
+-- the same under a libc collation: strxfrm keys, and every adjacent pair of
+-- the sorted rows checked with strcoll (past a bound too)
+SELECT same_result('SELECT * FROM icu_hard ORDER BY name COLLATE en_libc, i', 'name, i');
+SELECT same_result('SELECT * FROM icu_hard ORDER BY name COLLATE en_libc DESC NULLS LAST, i DESC', 'name, i');
+SELECT same_result('SELECT name COLLATE en_libc AS n FROM icu_hard ORDER BY 1', 'n');
+SELECT finish_line('SELECT * FROM icu_hard ORDER BY name COLLATE en_libc, i');
 DROP TABLE icu_hard;
 -- many rows of few values: runs of identical values are settled without a
 -- comparison (text); bytea values that differ only by trailing zero bytes

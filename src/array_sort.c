@@ -345,6 +345,9 @@ gpu_sort_any(PG_FUNCTION_ARGS)
 	key.nulls_first = nulls_first;
 	if (!gpusort_key_codes(&key, 1, &code, &desc_code))
 		elog(ERROR, "gpusort: no btree ordering for operator %u", key.sortop);
+	/* strxfrm keys would need the order checked: the comparator sorts instead */
+	if (gpusort_code_checked(code))
+		code = GPUSORT_CODE_NONE;
 	nw = gpusort_code_words(code, key.type);
 	lossless = gpusort_code_lossless(code, key.type);
 

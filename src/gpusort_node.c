@@ -253,16 +253,18 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 }
 
 /*
- * gpusort.verify_order: check the order the node hands its rows up in with
- * PostgreSQL's own comparators (those the native Sort would use); an
- * ERROR on the first pair of rows out of order.
+ * The first sorted position of the n sorted rows whose row is out of
+ * order with the one before it, by PostgreSQL's own comparators (those the
+ * native Sort would use); 0 if every pair is in order.
  */
-void
-node_verify_order(GpuSortState *state)
+Size
+node_first_disorder(GpuSortState *state, Size n)
 {
 	SortSupport ssup = palloc0(state->nkeys * sizeof(SortSupportData));
 	TupleTableSlot *prev = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor,
 													&TTSOpsMinimalTuple);
+	Size		nresult = state->nresult;
+	Size		bad = 0;
 
 	for (int k = 0; k < state->nkeys; k++)
 	{
@@ -272,7 +274,9 @@ node_verify_order(GpuSortState *state)
 		ssup[k].ssup_attno = state->attnos[k];
 		PrepareSortSupportFromOrderingOp(state->sortops[k], &ssup[k]);
 	}
-	for (Size i = 0; i < state->nresult; i++)
+	/* past a bound too: the rows beyond it must sort after those within */
+	state->nresult = n;
+	for (Size i = 0; i < n && bad == 0; i++)
 	{
 		TupleTableSlot *slot = fetch_row(state, i, true);
 
@@ -289,18 +293,36 @@ node_verify_order(GpuSortState *state)
 			if (cmp < 0)
 				break;
 			if (cmp > 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INTERNAL_ERROR),
-						 errmsg("gpusort: GpuSort handed up rows out of order"),
-						 errdetail("Sorted rows %zu and %zu are out of order on sort key %d (%s path, %s).",
-								   i - 1, i, k + 1, state->run.device_name,
-								   state->run.algorithm)));
+			{
+				bad = i;
+				break;
+			}
 		}
 		ExecCopySlot(prev, slot);
 	}
+	state->nresult = nresult;
+	state->batch_n = 0;			/* the batch may hold positions past nresult */
+	state->batch_start = 0;
 	ExecDropSingleTupleTableSlot(prev);
 	pfree(ssup);
-	state->batch_n = 0;			/* emission starts from a fresh batch */
+	return bad;
+}
+
+/*
+ * gpusort.verify_order: check the order the node hands its rows up in; an
+ * ERROR on the first pair of rows out of order.
+ */
+void
+node_verify_order(GpuSortState *state)
+{
+	Size		i = node_first_disorder(state, state->nresult);
+
+	if (i > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpusort: GpuSort handed up rows out of order"),
+				 errdetail("Sorted rows %zu and %zu are out of order (%s path, %s).",
+						   i - 1, i, state->run.device_name, state->run.algorithm)));
 }
 
 static TupleTableSlot *

@@ -39,7 +39,9 @@ key_prefix_text(GpuSortState *state, List *keys)
 			appendStringInfo(&buf, "%s (abbreviated)", (const char *) list_nth(keys, f));
 			break;
 		case GPUSORT_CODE_ICU:
-			appendStringInfo(&buf, "%s (ICU sort key, first %d bytes)", (const char *) list_nth(keys, f),
+		case GPUSORT_CODE_LIBC:
+			appendStringInfo(&buf, "%s (%s sort key, first %d bytes)", (const char *) list_nth(keys, f),
+							 state->codes[f] == GPUSORT_CODE_ICU ? "ICU" : "strxfrm",
 							 4 * gpusort_code_words(state->codes[f], state->types[f]));
 			break;
 		default:
@@ -149,6 +151,11 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										 state->finish_ms) :
 								psprintf("%zu rows, %d refinement sorts",
 										 state->rows_finished, state->refine_sorts), es);
+		if (state->rows_checked > 0)
+			ExplainPropertyText("Order Checked",
+								show_times ?
+								psprintf("%zu rows, %.3f ms", state->rows_checked, state->check_ms) :
+								psprintf("%zu rows", state->rows_checked), es);
 		if (show_times)
 			ExplainPropertyText("Time",
 								psprintf("fill %.3f ms, to device %.3f ms, sort %.3f ms, from device %.3f ms, emit %.3f ms",
@@ -172,6 +179,12 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Refinement Sorts", NULL, state->refine_sorts, es);
 			if (show_times)
 				ExplainPropertyFloat("Finish Time", "ms", state->finish_ms, 3, es);
+		}
+		if (state->rows_checked > 0)
+		{
+			ExplainPropertyInteger("Rows Order Checked", NULL, (int64) state->rows_checked, es);
+			if (show_times)
+				ExplainPropertyFloat("Order Check Time", "ms", state->check_ms, 3, es);
 		}
 		if (show_times)
 		{

@@ -674,6 +674,29 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 		finish_reorder(state, reorder);
 }
 
+/*
+ * A sort by strxfrm keys (LIBC): check every adjacent pair of the n sorted
+ * rows with the full comparators; the first pair out of order sends the
+ * stored rows to the tuplesort (collation_keys.h).
+ */
+static void
+check_collation_order(GpuSortState *state, Size n)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gpusort_phase_begin("check");
+	state->rows_checked = n;
+	if (node_first_disorder(state, n) > 0)
+	{
+		/* the permutation and the batch go with sortcxt; the stores keep the rows */
+		state->perm = NULL;
+		state->batch_tuples = NULL;
+		start_tuplesort(state, "strxfrm ordered a pair of rows unlike strcoll", NULL);
+	}
+	state->check_ms = ms_since(start);
+}
+
 /* Open the shared area the workers store rows in, words per key as kw has them. */
 static void
 open_fill_area(GpuSortState *state, const KeyWords *kw)
@@ -714,6 +737,8 @@ node_sort_input(GpuSortState *state)
 	state->refine_sorts = 0;
 	state->finish_words = 0;
 	state->finish_ms = 0;
+	state->rows_checked = 0;
+	state->check_ms = 0;
 	init_stores(state);
 	if (topk)
 		node_topk_start(state, &probe);
@@ -810,7 +835,12 @@ node_sort_input(GpuSortState *state)
 	if (state->heap)
 		node_topk_finish(state);
 	else if (!state->tuplesort)
+	{
 		sort_stored_rows(state, kw, n);
+		if (!state->tuplesort && state->finish_from < state->nkeys &&
+			gpusort_code_checked(state->codes[state->finish_from]))
+			check_collation_order(state, n);
+	}
 
 	if (state->tuplesort)
 	{

@@ -87,6 +87,8 @@ typedef struct GpuSortState
 	int			refine_sorts;	/* sorts of tied rows by their next bytes */
 	int			finish_words;	/* words of the first key to finish the sort took; 0: not yet */
 	double		finish_ms;
+	Size		rows_checked;	/* LIBC keys: the sorted rows checked pair by pair (0: none) */
+	double		check_ms;
 	double		fill_ms;
 	double		emit_ms;
 	instr_time	emit_start;
@@ -113,7 +115,12 @@ extern void node_topk_start(GpuSortState *state, TopKEntry *probe);
 extern void node_topk_add(GpuSortState *state, TupleTableSlot *slot, TopKEntry *probe);
 extern void node_topk_finish(GpuSortState *state);
 
-/* gpusort_node.c: gpusort.verify_order's check of the sorted rows. */
+/*
+ * gpusort_node.c: the first of the n sorted positions out of order with
+ * the one before (0: none), and gpusort.verify_order's check of the rows
+ * handed up.
+ */
+extern Size node_first_disorder(GpuSortState *state, Size n);
 extern void node_verify_order(GpuSortState *state);
 
 /* node_explain.c */

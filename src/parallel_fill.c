@@ -568,7 +568,7 @@ gpusort_make_fill(Plan *child, List *gpusort_private)
 		return child;
 	foreach(lc, (List *) list_nth(gpusort_private, GPUSORT_PRIVATE_CODES))
 		if (lfirst_int(lc) == GPUSORT_CODE_BYTES || lfirst_int(lc) == GPUSORT_CODE_ABBREV ||
-			lfirst_int(lc) == GPUSORT_CODE_ICU)
+			lfirst_int(lc) == GPUSORT_CODE_ICU || lfirst_int(lc) == GPUSORT_CODE_LIBC)
 			encoding = true;
 	/*
 	 * auto: rows the GpuSort will store as columns (fixed-length columns),

@@ -19,6 +19,7 @@
  *   from_device  the GPU path: the permutation (and tie bits) copied back
  *   reorder      the GPU path: fixed-length columns put in sorted order
  *   finish       the CPU: rows whose key words tie ordered by their values
+ *   check        GpuSort by strxfrm keys: every adjacent pair of rows checked
  *   decode       gpu_sort(): the result array built
  *   emit         GpuSort: the first sorted row handed up
  *   free         the sort's memory released (gpu_sort() of int4[] or

@@ -28,7 +28,7 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-#include "icu_keys.h"
+#include "collation_keys.h"
 #include "key_encoding.h"
 #include "pg_compat.h"
 #include "sort_keys.h"
@@ -152,7 +152,7 @@ gpusort_key_sort_support(const GpuSortKeySpec *key, bool abbreviate, SortSupport
 void
 gpusort_settle_abbrev(const GpuSortKeySpec *key, GpuSortKeyCode *code, SortSupport ssup)
 {
-	if (*code == GPUSORT_CODE_ICU)
+	if (*code == GPUSORT_CODE_ICU || *code == GPUSORT_CODE_LIBC)
 	{
 		memset(ssup, 0, sizeof(SortSupportData));
 		ssup->ssup_collation = key->collation;
@@ -214,6 +214,10 @@ gpusort_key_codes(const GpuSortKeySpec *keys, int nkeys, GpuSortKeyCode *codes,
 				 is_default_family(TEXTOID, opfamily) &&
 				 gpusort_icu_keys_usable(keys[k].collation))
 			codes[k] = GPUSORT_CODE_ICU;
+		else if ((keys[k].type == TEXTOID || keys[k].type == VARCHAROID) &&
+				 is_default_family(TEXTOID, opfamily) &&
+				 gpusort_libc_keys_usable(keys[k].collation))
+			codes[k] = GPUSORT_CODE_LIBC;
 		else if (has_known_abbreviation(&keys[k], opfamily))
 			codes[k] = GPUSORT_CODE_ABBREV;
 		else
@@ -253,6 +257,7 @@ gpusort_code_words(GpuSortKeyCode code, Oid type)
 		case GPUSORT_CODE_ABBREV:
 			return 2;
 		case GPUSORT_CODE_ICU:
+		case GPUSORT_CODE_LIBC:
 			return GPUSORT_FIRST_BYTES / 4;
 		case GPUSORT_CODE_NONE:
 			break;
@@ -424,6 +429,9 @@ gpusort_encode_words(GpuSortKeyCode code, Oid type, SortSupport abbrev, Datum va
 			break;
 		case GPUSORT_CODE_ICU:
 			gpusort_icu_key_words(abbrev->ssup_collation, value, descending, nw, out);
+			return;
+		case GPUSORT_CODE_LIBC:
+			gpusort_libc_key_words(abbrev->ssup_collation, value, descending, nw, out);
 			return;
 		case GPUSORT_CODE_BYTES:
 			{

@@ -15,8 +15,13 @@
  *           next bytes, then finished on the CPU.  A uuid's or an
  *           interval's 16 bytes are its whole value: lossless, as WHOLE.
  *   ICU     text under an ICU collation: the first GPUSORT_FIRST_BYTES
- *           bytes of its ICU sort key (icu_keys.h): lossy, ties finished
- *           on the CPU by the collation's comparator.
+ *           bytes of its ICU sort key (collation_keys.h): lossy, ties
+ *           finished on the CPU by the collation's comparator.
+ *   LIBC    text under a libc collation other than C: the first
+ *           GPUSORT_FIRST_BYTES bytes of its strxfrm key, as ICU; since
+ *           strxfrm is not trusted to order as strcoll does, the sorted
+ *           rows are checked pair by pair and go to the tuplesort if any
+ *           pair is out of order (gpusort_code_checked).
  *   ABBREV  PostgreSQL's abbreviated key (sort support): numeric, inet,
  *           macaddr, text under other collations, ...: lossy, ties
  *           finished on the CPU.
@@ -41,7 +46,8 @@ typedef enum GpuSortKeyCode
 	GPUSORT_CODE_BYTES,
 	GPUSORT_CODE_ABBREV,
 	GPUSORT_CODE_NONE,
-	GPUSORT_CODE_ICU
+	GPUSORT_CODE_ICU,
+	GPUSORT_CODE_LIBC
 } GpuSortKeyCode;
 
 /* One sort key as the planner gives it. */
@@ -70,6 +76,13 @@ typedef struct GpuSortKeySpec
  */
 extern bool gpusort_key_codes(const GpuSortKeySpec *keys, int nkeys,
 							  GpuSortKeyCode *codes, bool *descending);
+
+/* Must a sort by this code be checked pair by pair (LIBC)? */
+static inline bool
+gpusort_code_checked(GpuSortKeyCode code)
+{
+	return code == GPUSORT_CODE_LIBC;
+}
 
 /* Is every key WHOLE (so that a 64-bit code orders each, as the top-k heap needs)? */
 extern bool gpusort_keys_whole(const GpuSortKeyCode *codes, int nkeys);
