@@ -46,6 +46,43 @@ SET gpusort.work_mem = '12MB';
 SELECT same_result('SELECT * FROM bd ORDER BY i DESC LIMIT 70000', 'i');
 SELECT same_result('SELECT * FROM bd ORDER BY t DESC LIMIT 100000', 't');
 RESET gpusort.work_mem;
+-- LIMIT and OFFSET as query parameters (a generic plan): the GpuSort
+-- evaluates them as the Limit does, and its workers drop rows by them
+SET plan_cache_mode = force_generic_plan;
+PREPARE lim(int8, int8) AS SELECT * FROM bd ORDER BY i DESC LIMIT $1 OFFSET $2;
+EXPLAIN (COSTS OFF) EXECUTE lim(70000, 5);
+SELECT p -> 'Plans' -> 0 ->> 'Sort Bound' AS bound,
+       (p -> 'Plans' -> 0 ->> 'Rows Sorted')::int <= 3 * 70005 AS candidates_bounded
+FROM explain_json('EXECUTE lim(70000, 5)') p;
+CREATE TEMP TABLE got AS EXECUTE lim(70000, 5);
+SET gpusort.enabled = off;
+CREATE TEMP TABLE want AS SELECT * FROM bd ORDER BY i DESC LIMIT 70000 OFFSET 5;
+SET gpusort.enabled = on;
+SELECT (SELECT count(*) FROM got) AS rows,
+       (SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE want) x) AS differ;
+DROP TABLE got, want;
+PREPARE limi(int8, int8) AS SELECT i FROM bd ORDER BY i DESC LIMIT $1 OFFSET $2;
+EXECUTE limi(3, NULL);
+EXECUTE limi(2, 399997);
+CREATE TEMP TABLE got AS EXECUTE limi(NULL, 0);
+SELECT count(*) AS rows_without_limit FROM got;
+DROP TABLE got;
+EXECUTE limi(-1, 0);
+-- an expression of parameters; a LIMIT from a subquery (not a query
+-- parameter) is no bound, and the GpuSort sorts every row
+PREPARE lime(int8) AS SELECT i, a FROM bd ORDER BY a, i LIMIT $1 + 1;
+CREATE TEMP TABLE got AS EXECUTE lime(99999);
+SET gpusort.enabled = off;
+CREATE TEMP TABLE want AS SELECT i, a FROM bd ORDER BY a, i LIMIT 100000;
+SET gpusort.enabled = on;
+SELECT (SELECT count(*) FROM got) AS rows,
+       (SELECT count(*) FROM (TABLE got EXCEPT ALL TABLE want) x) AS differ;
+DROP TABLE got, want;
+DEALLOCATE lim;
+DEALLOCATE limi;
+DEALLOCATE lime;
+RESET plan_cache_mode;
+SELECT same_result('SELECT * FROM bd ORDER BY i DESC LIMIT (SELECT 70000)', 'i');
 -- a cursor reads the bounded result backwards and forwards
 BEGIN;
 DECLARE c SCROLL CURSOR FOR SELECT i FROM bd ORDER BY i DESC LIMIT 70000;

@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
@@ -129,6 +130,8 @@ create_state(CustomScan *cscan)
 			state->finish_from = i;
 	}
 	state->bound = linitial_int(gpusort_private(cscan, GPUSORT_PRIVATE_BOUND));
+	if (state->bound == GPUSORT_BOUND_AT_RUN_TIME)
+		state->bound = -1;		/* until node_runtime_bound */
 	state->est_rows = input_rows_estimate(outerPlan(&cscan->scan.plan));
 	return (Node *) state;
 }
@@ -172,6 +175,9 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	}
 	state->sortcxt = AllocSetContextCreate(estate->es_query_cxt, "GpuSort",
 										   ALLOCSET_DEFAULT_SIZES);
+	/* LIMIT and OFFSET of query parameters, evaluated before each sort */
+	state->bound_exprs = ExecInitExprList(((CustomScan *) node->ss.ps.plan)->custom_exprs,
+										  &node->ss.ps);
 	/* abbreviated keys' sort support lives as long as the node */
 	state->abbrev = palloc0(state->nkeys * sizeof(SortSupportData));
 	for (int k = 0; k < state->nkeys; k++)
@@ -250,6 +256,37 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 		__builtin_prefetch(ahead + 64);
 	}
 	return ExecStoreMinimalTuple(state->batch_tuples[j], state->slot, false);
+}
+
+/*
+ * The bound of a LIMIT whose count and offset are query parameters, as the
+ * Limit above evaluates them (nodeLimit.c's recompute_limits): a NULL count
+ * is no limit, a NULL offset none; a negative one is the Limit's ERROR to
+ * raise, so no bound here.
+ */
+void
+node_runtime_bound(GpuSortState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	int64		count,
+				offset = 0;
+	bool		isnull;
+	Datum		d;
+
+	if (state->bound_exprs == NIL)
+		return;
+	state->bound = -1;
+	d = ExecEvalExprSwitchContext((ExprState *) linitial(state->bound_exprs), econtext, &isnull);
+	if (isnull)
+		return;
+	count = DatumGetInt64(d);
+	d = ExecEvalExprSwitchContext((ExprState *) lsecond(state->bound_exprs), econtext, &isnull);
+	if (!isnull)
+		offset = DatumGetInt64(d);
+	if (count < 0 || offset < 0 || pg_add_s64_overflow(count, offset, &count) ||
+		count > PG_INT32_MAX)
+		return;
+	state->bound = count;
 }
 
 /*

@@ -17,6 +17,14 @@
 #define GPUSORT_TOPK_MAX_BOUND 65536
 
 /*
+ * GPUSORT_PRIVATE_BOUND of a GpuSort under a Limit whose count or offset
+ * is known only at run time (a parameter of a generic plan): the node
+ * evaluates its custom_exprs, (count, offset), before it reads its input,
+ * as the Limit does.
+ */
+#define GPUSORT_BOUND_AT_RUN_TIME (-2)
+
+/*
  * What a GpuSort's custom_private holds, by index (as postgres_fdw packs
  * its fdw_private): one List per entry, a list element per sort key.
  */
@@ -28,7 +36,8 @@ enum GpuSortPrivateIndex
 	GPUSORT_PRIVATE_COLLATIONS, /* OIDs */
 	GPUSORT_PRIVATE_NULLS_FIRST,	/* ints (booleans) */
 	GPUSORT_PRIVATE_DESCENDING, /* ints (booleans) */
-	GPUSORT_PRIVATE_BOUND,		/* one int: LIMIT + OFFSET, -1 if none */
+	GPUSORT_PRIVATE_BOUND,		/* one int: LIMIT + OFFSET, -1 if none, or
+								 * GPUSORT_BOUND_AT_RUN_TIME */
 	GPUSORT_PRIVATE_CODES,		/* ints: GpuSortKeyCode of each key (sort_keys.h) */
 	GPUSORT_PRIVATE_COUNT
 };

@@ -33,9 +33,11 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "catalog/pg_type.h"
 #include "common/int.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/paths.h"
@@ -357,6 +359,58 @@ big_enough(Plan *plan)
 
 static Plan *rewrite_plan(Plan *plan, int64 bound);
 
+/*
+ * The Limit whose child rewrite_plan is about to rewrite, where its count
+ * or offset is known only at run time (runtime_limit_ok); NULL otherwise.
+ */
+static Limit *next_runtime_limit = NULL;
+
+/* Is there a Param in the expression that is not a query parameter ($n)? */
+static bool
+has_other_params(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return ((Param *) node)->paramkind != PARAM_EXTERN;
+	return expression_tree_walker(node, has_other_params, context);
+}
+
+/* Can the GpuSort below evaluate this LIMIT or OFFSET expression itself? */
+static bool
+runtime_expr_ok(Node *expr)
+{
+	return expr == NULL ||
+		(!contain_var_clause(expr) && !contain_volatile_functions(expr) &&
+		 !contain_subplans(expr) && !has_other_params(expr, NULL));
+}
+
+/*
+ * A Limit of LIMIT/OFFSET expressions of query parameters (a generic plan's
+ * $1), which limit_bound cannot fold: the GpuSort below gets them, to
+ * evaluate before it reads its input as the Limit does.
+ */
+static bool
+runtime_limit_ok(Limit *limit)
+{
+	return limit->limitOption == LIMIT_OPTION_COUNT && limit->limitCount != NULL &&
+		runtime_expr_ok(limit->limitCount) && runtime_expr_ok(limit->limitOffset);
+}
+
+/* Give gpusort the bound of limit (runtime_limit_ok), evaluated at run time. */
+static void
+set_runtime_bound(Plan *gpusort, Limit *limit)
+{
+	CustomScan *cscan = (CustomScan *) gpusort;
+	Node	   *offset = limit->limitOffset;
+
+	if (offset == NULL)
+		offset = (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+									Int64GetDatum(0), false, FLOAT8PASSBYVAL);
+	linitial_int(gpusort_private(cscan, GPUSORT_PRIVATE_BOUND)) = GPUSORT_BOUND_AT_RUN_TIME;
+	cscan->custom_exprs = list_make2(copyObject(limit->limitCount), copyObject(offset));
+}
+
 static List *
 rewrite_list(List *plans)
 {
@@ -438,7 +492,7 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 }
 
 static Plan *
-rewrite_sort(Sort *sort, int64 bound)
+rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
 {
 	SortSpec	spec = {&sort->plan, sort->numCols, sort->sortColIdx,
 	sort->sortOperators, sort->collations, sort->nullsFirst};
@@ -451,13 +505,15 @@ rewrite_sort(Sort *sort, int64 bound)
 						   sort->plan.plan_node_id, bound, false);
 	if (gpusort == NULL)
 		return (Plan *) sort;
+	if (runtime_limit != NULL && bound < 0)
+		set_runtime_bound(gpusort, runtime_limit);
 	gpusort->lefttree = parallel_scan_under(gpusort, gpusort->lefttree, bound);
 	return gpusort;
 }
 
 /* Gather Merge -> Sort -> partial plan  ==>  GpuSort -> Gather -> partial plan */
 static Plan *
-rewrite_gather_merge(GatherMerge *gm, int64 bound)
+rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
 {
 	Sort	   *sort = (Sort *) gm->plan.lefttree;
 	SortSpec	spec = {&sort->plan, gm->numCols, gm->sortColIdx,
@@ -498,6 +554,8 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound)
 						   true);
 	if (gpusort != NULL)
 	{
+		if (runtime_limit != NULL && bound < 0)
+			set_runtime_bound(gpusort, runtime_limit);
 		/* gpusort.parallel_fill: workers store their rows for the GpuSort */
 		gather->plan.lefttree = gpusort_make_fill(rewrite_plan(gather->plan.lefttree, -1),
 												  ((CustomScan *) gpusort)->custom_private);
@@ -513,6 +571,10 @@ keep:
 static Plan *
 rewrite_plan(Plan *plan, int64 bound)
 {
+	/* a run-time bound reaches only the Limit's direct child, as `bound` */
+	Limit	   *runtime_limit = next_runtime_limit;
+
+	next_runtime_limit = NULL;
 	if (plan == NULL)
 		return NULL;
 
@@ -526,17 +588,23 @@ rewrite_plan(Plan *plan, int64 bound)
 
 				gather_allowed = false;
 				if (IsA(plan, GatherMerge))
-					plan = rewrite_gather_merge((GatherMerge *) plan, bound);
+					plan = rewrite_gather_merge((GatherMerge *) plan, bound, runtime_limit);
 				else
 					plan->lefttree = rewrite_plan(plan->lefttree, -1);
 				gather_allowed = allowed;
 				return plan;
 			}
 		case T_Sort:
-			return rewrite_sort((Sort *) plan, bound);
+			return rewrite_sort((Sort *) plan, bound, runtime_limit);
 		case T_Limit:
-			plan->lefttree = rewrite_plan(plan->lefttree, limit_bound((Limit *) plan));
-			return plan;
+			{
+				int64		limit = limit_bound((Limit *) plan);
+
+				if (limit < 0 && runtime_limit_ok((Limit *) plan))
+					next_runtime_limit = (Limit *) plan;
+				plan->lefttree = rewrite_plan(plan->lefttree, limit);
+				return plan;
+			}
 		case T_Append:
 			rewrite_list(((Append *) plan)->appendplans);
 			break;

@@ -707,7 +707,7 @@ open_fill_area(GpuSortState *state, const KeyWords *kw)
 		nw[k] = kw[k].nw;
 	state->fill = fill_area_open(state->css.ss.ps.state->es_query_cxt, state->nkeys, nw,
 								 state->slot->tts_tupleDescriptor, state->columnar,
-								 state->limit_bytes);
+								 state->limit_bytes, state->bound);
 	pfree(nw);
 }
 
@@ -719,9 +719,7 @@ void
 node_sort_input(GpuSortState *state)
 {
 	PlanState  *outer = outerPlanState(state);
-	/* the heap compares 64-bit codes only: other keys take the sort */
-	bool		topk = state->bound >= 0 && state->bound <= GPUSORT_TOPK_MAX_BOUND &&
-		gpusort_keys_whole(state->codes, state->nkeys);
+	bool		topk;
 	KeyWords   *kw = NULL;
 	Size		key_bytes = 0;	/* bytes of key words per row */
 	Size		cap = 0,
@@ -732,6 +730,14 @@ node_sort_input(GpuSortState *state)
 
 	gpusort_phase_begin("fill");
 	INSTR_TIME_SET_CURRENT(start);
+	node_runtime_bound(state);
+	/*
+	 * The heap compares 64-bit codes only: other keys take the sort.  Over
+	 * workers that store rows (a bound known only now) the workers' cut
+	 * passes on few rows, and the sort takes them.
+	 */
+	topk = state->bound >= 0 && state->bound <= GPUSORT_TOPK_MAX_BOUND &&
+		gpusort_keys_whole(state->codes, state->nkeys) && !state->has_fill;
 	state->limit_bytes = gpusort_memory_limit();
 	state->rows_finished = 0;
 	state->refine_sorts = 0;

@@ -46,6 +46,7 @@ typedef struct GpuSortState
 	int			finish_from;	/* first lossy key (gpusort_code_lossless); nkeys if none */
 	SortSupportData *abbrev;	/* abbreviated sort support of ABBREV keys (others unset) */
 	int64		bound;			/* -1: none */
+	List	   *bound_exprs;	/* a bound known at run time: (count, offset) ExprStates */
 
 	double		est_rows;		/* the planner's estimate of the input */
 	TupleTableSlot *slot;		/* MinimalTuple slot (tuple store, heap, tuplesort) */
@@ -106,6 +107,9 @@ ms_since(instr_time start)
 	INSTR_TIME_SUBTRACT(now, start);
 	return INSTR_TIME_GET_MILLISEC(now);
 }
+
+/* gpusort_node.c: evaluate a bound known only at run time into state->bound. */
+extern void node_runtime_bound(GpuSortState *state);
 
 /* node_intake.c: read the whole input and sort it (or hand it to the tuplesort). */
 extern void node_sort_input(GpuSortState *state);

@@ -69,6 +69,7 @@ typedef struct FillShared
 	pg_atomic_uint64 used;		/* bytes of chunks allocated and not yet freed */
 	pg_atomic_uint64 leader_bytes;	/* memory the GpuSort holds */
 	pg_atomic_uint64 cut;		/* a bounded sort's: rows ranked above it are dropped (fill_bound.h) */
+	int64		bound;			/* the GpuSort's LIMIT + OFFSET, -1: none */
 	uint64		limit;			/* most bytes of chunks (shared memory's room) */
 	uint64		budget;			/* most bytes of chunks and GpuSort together */
 	int			nkeys;			/* what the GpuSort expects */
@@ -246,7 +247,7 @@ segment_slots_free(Size bytes)
 
 FillArea *
 fill_area_open(MemoryContext cxt, int nkeys, const int *nw, TupleDesc desc, bool columnar,
-			   Size limit_bytes)
+			   Size limit_bytes, int64 bound)
 {
 	int			natts = desc->natts;
 	MemoryContext old;
@@ -276,6 +277,7 @@ fill_area_open(MemoryContext cxt, int nkeys, const int *nw, TupleDesc desc, bool
 	pg_atomic_init_u64(&fa->shared->used, 0);
 	pg_atomic_init_u64(&fa->shared->leader_bytes, 0);
 	pg_atomic_init_u64(&fa->shared->cut, FILL_BOUND_NO_CUT);
+	fa->shared->bound = bound;
 	fa->shared->limit = limit;
 	fa->shared->budget = limit_bytes;
 	fa->shared->nkeys = nkeys;
@@ -458,7 +460,7 @@ typedef struct FillState
 	SortSupportData *abbrev;	/* abbreviated sort support of ABBREV keys */
 	int			natts;
 	bool		columnar;
-	int64		bound;			/* the GpuSort's (LIMIT + OFFSET), -1: none */
+	int64		bound;			/* the GpuSort's (LIMIT + OFFSET) as it evaluated it, -1: none */
 
 	/* the row in hand's key words, encoded before it is stored or dropped */
 	bool	   *row_null;		/* [nkeys] */
@@ -562,6 +564,7 @@ gpusort_make_fill(Plan *child, List *gpusort_private)
 	ListCell   *lc;
 	bool		encoding = false;	/* a key costs more than a WHOLE one to encode */
 	int			bound = linitial_int((List *) list_nth(gpusort_private, GPUSORT_PRIVATE_BOUND));
+	bool		bounded = bound > 0 || bound == GPUSORT_BOUND_AT_RUN_TIME;
 
 	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF || child == NULL ||
 		!child->parallel_safe)
@@ -576,7 +579,7 @@ gpusort_make_fill(Plan *child, List *gpusort_private)
 	 * share (bench/results/key_types-*), or a bound, under which the
 	 * workers drop the rows that cannot be in the result (fill_bound.h)
 	 */
-	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO && !encoding && bound <= 0 &&
+	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO && !encoding && !bounded &&
 		!column_store_fits(ExecTypeFromTL(child->targetlist)))
 		return child;
 	cscan = makeNode(CustomScan);
@@ -627,7 +630,7 @@ fill_create_state(CustomScan *cscan)
 		fs->descending[i] = list_nth_int(gpusort_private(cscan, GPUSORT_PRIVATE_DESCENDING), i) != 0;
 		fs->codes[i] = (GpuSortKeyCode) list_nth_int(gpusort_private(cscan, GPUSORT_PRIVATE_CODES), i);
 	}
-	fs->bound = linitial_int(gpusort_private(cscan, GPUSORT_PRIVATE_BOUND));
+	fs->bound = -1;				/* the area's, once attached */
 	fs->row_null = palloc0(n * sizeof(bool));
 	fs->row_code = palloc0(n * GPUSORT_MAX_KEY_WORDS * sizeof(uint32));
 	fs->chunk_ptr = InvalidDsaPointer;
@@ -1157,6 +1160,7 @@ fill_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 		 * Under a bound the leader's share of the scan is stored and
 		 * compacted as the workers' shares are, by the same cut.
 		 */
+		fs->bound = offered_area->shared->bound;
 		if (fs->bound > 0)
 		{
 			settle_keys(fs);
@@ -1198,5 +1202,6 @@ fill_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	fs->shared = shared;
 	fs->storing = true;
 	fs->attached = true;
+	fs->bound = shared->bound;
 	start_filter(fs, shared);
 }

@@ -45,12 +45,15 @@ typedef struct FillArea FillArea;
  * words of key k's code as the GpuSort encodes it, rows of desc; columnar:
  * rows of fixed-length columns, as columns at their widths instead of
  * tuples; limit_bytes: the GpuSort's budget, for the chunks and its own
- * memory together).  The next Gather to
+ * memory together; bound: the GpuSort's LIMIT + OFFSET as it evaluated
+ * it, -1 if none, under which each process drops the rows that cannot be
+ * in the result, fill_bound.h).  The next Gather to
  * start its workers in this backend hands it to them.
  * NULL if there is no room for one (the workers then pass their rows up).
  */
 extern FillArea *fill_area_open(MemoryContext cxt, int nkeys, const int *nw,
-								TupleDesc desc, bool columnar, Size limit_bytes);
+								TupleDesc desc, bool columnar, Size limit_bytes,
+								int64 bound);
 
 /* The workers are done: no Gather started from now on gets this area. */
 extern void fill_area_stop_offering(FillArea *area);
