@@ -39,6 +39,12 @@ SELECT same_result('SELECT * FROM bd ORDER BY i DESC LIMIT 70000', 'i');
 RESET parallel_leader_participation;
 SET max_parallel_workers_per_gather = 0;
 SELECT same_result('SELECT * FROM bd ORDER BY a, i DESC LIMIT 70000', 'a, i');
+-- a serial GpuSort drops the rows past its own cut as it reads them (t is
+-- in no particular order, so many rows fall past it)
+SELECT (p -> 'Plans' -> 0 ->> 'Rows Sorted')::int < 400000 AS dropped_some
+FROM explain_json('SELECT * FROM bd ORDER BY t LIMIT 70000') p;
+SELECT same_result('SELECT * FROM bd ORDER BY t LIMIT 70000', 't');
+SELECT same_result('SELECT * FROM bd ORDER BY a DESC NULLS FIRST, t LIMIT 100000 OFFSET 7', 'a, t');
 SET max_parallel_workers_per_gather = 2;
 -- a memory budget the workers meet part way: the rest of their rows come
 -- up through the Gather (still dropped by the cut), or go to the tuplesort

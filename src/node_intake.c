@@ -18,6 +18,7 @@
 
 #include "big_alloc.h"
 #include "cpu_radix.h"
+#include "fill_bound.h"
 #include "gpusort_plan.h"
 #include "guc.h"
 #include "key_encoding.h"
@@ -727,6 +728,7 @@ node_sort_input(GpuSortState *state)
 				rows = 0;		/* rows read */
 	instr_time	start;
 	TopKEntry	probe;
+	FillBound  *filter = NULL;
 
 	gpusort_phase_begin("fill");
 	INSTR_TIME_SET_CURRENT(start);
@@ -758,6 +760,20 @@ node_sort_input(GpuSortState *state)
 	/* the area the Gather's workers store their rows in (parallel_fill.c) */
 	if (state->has_fill && !topk)
 		open_fill_area(state, kw);
+	/*
+	 * Under a bound too large for the heap, the rows this node reads itself
+	 * are dropped past the cut as the workers drop theirs (fill_bound.h),
+	 * by the workers' shared cut where there are workers.
+	 */
+	if (!topk && state->bound > 0 && kw[0].nw > 0)
+	{
+		/* not in sortcxt, which the tuplesort fallback resets */
+		MemoryContext old = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
+
+		filter = fill_bound_create(state->bound,
+								   state->fill ? fill_area_cut(state->fill) : NULL);
+		MemoryContextSwitchTo(old);
+	}
 
 	for (;;)
 	{
@@ -810,6 +826,20 @@ node_sort_input(GpuSortState *state)
 			start_tuplesort(state, "out of memory for sort keys", slot);
 			continue;
 		}
+		if (filter != NULL)
+		{
+			bool		null;
+			uint32		code[2] = {kw[0].w[0][n], kw[0].nw > 1 ? kw[0].w[1][n] : 0};
+
+			(void) slot_getattr(slot, state->attnos[0], &null);
+			/* not in the result: its key words at n are overwritten by the next row's */
+			if (!fill_bound_admit(filter, fill_bound_rank(null, state->nulls_first[0], code,
+														  kw[0].nw)))
+			{
+				rows--;			/* read, but not sorted */
+				continue;
+			}
+		}
 		{
 			bool		over = used_bytes(state, n + 1, cap, key_bytes) > state->limit_bytes;
 
@@ -835,6 +865,7 @@ node_sort_input(GpuSortState *state)
 		fill_area_close(state->fill);
 		state->fill = NULL;
 	}
+	fill_bound_free(filter);
 	state->rows_in = rows;
 	state->fill_ms = ms_since(start);
 

@@ -437,6 +437,12 @@ fill_area_release_chunk(FillArea *fa)
 	fa->current = InvalidDsaPointer;
 }
 
+pg_atomic_uint64 *
+fill_area_cut(FillArea *fa)
+{
+	return &fa->shared->cut;
+}
+
 void
 fill_area_close(FillArea *fa)
 {

@@ -21,6 +21,7 @@
 #include "nodes/extensible.h"
 #include "access/tupdesc.h"
 #include "nodes/plannodes.h"
+#include "port/atomics.h"
 
 extern CustomScanMethods gpusort_fill_scan_methods;
 
@@ -98,6 +99,12 @@ extern void fill_area_release_chunk(FillArea *area);
  * limit, so that the two together keep to the GpuSort's budget.
  */
 extern void fill_area_set_leader_bytes(FillArea *area, Size bytes);
+
+/*
+ * The cut the workers of a bounded sort share (fill_bound.h), so that the
+ * GpuSort drops the rows it reads itself by it too.
+ */
+extern pg_atomic_uint64 *fill_area_cut(FillArea *area);
 
 /* Detach; the rows in chunks not taken are gone. */
 extern void fill_area_close(FillArea *area);
