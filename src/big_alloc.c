@@ -87,24 +87,35 @@ gpusort_alloc_big(MemoryContext cxt, Size bytes)
 	return p;
 }
 
-void
-gpusort_copy_big(void *dest, const void *src, Size bytes)
+/*
+ * Copy src into dest (src NULL: zero dest), one huge page between two
+ * interrupt checks (gpusort_copy_big, gpusort_zero_big).
+ */
+static void
+write_big(void *dest, const void *src, Size bytes)
 {
 	for (Size off = 0; off < bytes; off += HUGE_PAGE_SIZE)
 	{
+		Size		len = Min(HUGE_PAGE_SIZE, bytes - off);
+
 		CHECK_FOR_INTERRUPTS();
-		memcpy((char *) dest + off, (const char *) src + off, Min(HUGE_PAGE_SIZE, bytes - off));
+		if (src != NULL)
+			memcpy((char *) dest + off, (const char *) src + off, len);
+		else
+			memset((char *) dest + off, 0, len);
 	}
+}
+
+void
+gpusort_copy_big(void *dest, const void *src, Size bytes)
+{
+	write_big(dest, src, bytes);
 }
 
 void
 gpusort_zero_big(void *dest, Size bytes)
 {
-	for (Size off = 0; off < bytes; off += HUGE_PAGE_SIZE)
-	{
-		CHECK_FOR_INTERRUPTS();
-		memset((char *) dest + off, 0, Min(HUGE_PAGE_SIZE, bytes - off));
-	}
+	write_big(dest, NULL, bytes);
 }
 
 void *

@@ -127,14 +127,7 @@ take_cut(FillBound *fb)
 bool
 fill_bound_admit(FillBound *fb, uint64 rank)
 {
-	if (fb->shared_cut != NULL)
-	{
-		uint64		shared = pg_atomic_read_u64(fb->shared_cut);
-
-		if (shared < fb->cut)
-			fb->cut = shared;
-	}
-	if (rank > fb->cut)
+	if (rank > fill_bound_cut(fb))
 	{
 		fb->dropped++;
 		return false;
