@@ -50,13 +50,28 @@ text_cstring(Datum value, char *small, size_t *len)
 	return s;
 }
 
+/* the collation last looked up, and its locale (read for every row) */
+static Oid	cached_collation = InvalidOid;
+static pg_locale_t cached_locale = NULL;
+
+/*
+ * The locale of a collation (NULL where PostgreSQL keeps none: the
+ * database's default libc collation before PostgreSQL 17).
+ */
+static pg_locale_t
+collation_locale(Oid collation)
+{
+	if (collation != cached_collation)
+	{
+		cached_locale = pg_newlocale_from_collation(collation);
+		cached_collation = collation;
+	}
+	return cached_locale;
+}
+
 #endif
 
 #ifdef HAVE_ICU_KEYS
-
-/* the collation last looked up, and its locale */
-static Oid	cached_collation = InvalidOid;
-static pg_locale_t cached_locale = NULL;
 
 /* The ICU locale of a collation; NULL if it is not an ICU collation. */
 static pg_locale_t
@@ -64,23 +79,19 @@ icu_locale(Oid collation)
 {
 	pg_locale_t loc;
 
-	if (collation == cached_collation && OidIsValid(collation))
-		return cached_locale;
 	if (!OidIsValid(collation))
 		return NULL;
-	loc = pg_newlocale_from_collation(collation);
+	loc = collation_locale(collation);
 	if (loc == NULL || loc->provider != COLLPROVIDER_ICU)
-		loc = NULL;
+		return NULL;
 #if PG_VERSION_NUM >= 170000
-	else if (!pg_strxfrm_prefix_enabled(loc))
-		loc = NULL;
+	if (!pg_strxfrm_prefix_enabled(loc))
+		return NULL;
 #else
 	/* ucol_nextSortKeyPart reads UTF-8 through its iterator */
-	else if (GetDatabaseEncoding() != PG_UTF8)
-		loc = NULL;
+	if (GetDatabaseEncoding() != PG_UTF8)
+		return NULL;
 #endif
-	cached_collation = collation;
-	cached_locale = loc;
 	return loc;
 }
 
@@ -160,7 +171,7 @@ libc_locale(Oid collation, pg_locale_t *loc)
 {
 	if (!OidIsValid(collation))
 		return false;
-	*loc = pg_newlocale_from_collation(collation);
+	*loc = collation_locale(collation);
 	if (*loc == NULL)
 		return collation == DEFAULT_COLLATION_OID;
 	return (*loc)->provider == COLLPROVIDER_LIBC;

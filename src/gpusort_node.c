@@ -292,10 +292,11 @@ node_runtime_bound(GpuSortState *state)
 /*
  * The first sorted position of the n sorted rows whose row is out of
  * order with the one before it, by PostgreSQL's own comparators (those the
- * native Sort would use); 0 if every pair is in order.
+ * native Sort would use), and in *key the sort key (from 1) that orders
+ * them; 0 if every pair is in order.
  */
 Size
-node_first_disorder(GpuSortState *state, Size n)
+node_first_disorder(GpuSortState *state, Size n, int *key)
 {
 	SortSupport ssup = palloc0(state->nkeys * sizeof(SortSupportData));
 	TupleTableSlot *prev = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor,
@@ -332,6 +333,7 @@ node_first_disorder(GpuSortState *state, Size n)
 			if (cmp > 0)
 			{
 				bad = i;
+				*key = k + 1;
 				break;
 			}
 		}
@@ -352,14 +354,15 @@ node_first_disorder(GpuSortState *state, Size n)
 void
 node_verify_order(GpuSortState *state)
 {
-	Size		i = node_first_disorder(state, state->nresult);
+	int			key = 0;
+	Size		i = node_first_disorder(state, state->nresult, &key);
 
 	if (i > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("gpusort: GpuSort handed up rows out of order"),
-				 errdetail("Sorted rows %zu and %zu are out of order (%s path, %s).",
-						   i - 1, i, state->run.device_name, state->run.algorithm)));
+				 errdetail("Sorted rows %zu and %zu are out of order on sort key %d (%s path, %s).",
+						   i - 1, i, key, state->run.device_name, state->run.algorithm)));
 }
 
 static TupleTableSlot *

@@ -684,11 +684,12 @@ static void
 check_collation_order(GpuSortState *state, Size n)
 {
 	instr_time	start;
+	int			key;
 
 	INSTR_TIME_SET_CURRENT(start);
 	gpusort_phase_begin("check");
 	state->rows_checked = n;
-	if (node_first_disorder(state, n) > 0)
+	if (node_first_disorder(state, n, &key) > 0)
 	{
 		/* the permutation and the batch go with sortcxt; the stores keep the rows */
 		state->perm = NULL;

@@ -121,10 +121,10 @@ extern void node_topk_finish(GpuSortState *state);
 
 /*
  * gpusort_node.c: the first of the n sorted positions out of order with
- * the one before (0: none), and gpusort.verify_order's check of the rows
- * handed up.
+ * the one before (0: none; *key: the sort key that orders them), and
+ * gpusort.verify_order's check of the rows handed up.
  */
-extern Size node_first_disorder(GpuSortState *state, Size n);
+extern Size node_first_disorder(GpuSortState *state, Size n, int *key);
 extern void node_verify_order(GpuSortState *state);
 
 /* node_explain.c */
