@@ -295,6 +295,8 @@ SELECT same_result('SELECT * FROM pf ORDER BY d DESC, i', 'd, i');
 SELECT same_result('SELECT i, z, a FROM pf ORDER BY z, a, i LIMIT 70000', 'z, a, i');
 -- ... and takes the workers' chunks between its own rows: NULL keys first
 -- in late chunks (z), tuples and columns, and a memory limit met part way
+-- (the first chunks of tuples kept where they lie, up to three quarters of
+-- the budget, the rest copied)
 SELECT same_result('SELECT * FROM pf ORDER BY z DESC, d', 'z, d');
 SELECT same_result('SELECT i, z FROM pf ORDER BY z NULLS FIRST, i DESC', 'z, i');
 SET gpusort.work_mem = '12MB';
@@ -313,11 +315,13 @@ SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason,
        (p ->> 'Rows Stored by Workers')::int BETWEEN 1 AND 99999 AS workers_stored_some
 FROM explain_json_later('SELECT * FROM pf ORDER BY d, i', 'SET gpusort.work_mem = ''12MB''') p;
 RESET gpusort.work_mem;
--- gpusort.parallel_fill = auto: the workers store rows whose columns are all
--- of fixed length (as columns); whole rows (here with a text column) come
--- up through the Gather
+-- gpusort.parallel_fill = auto: the workers store rows of every shape, as
+-- columns where all are of fixed length, else as tuples (here with a text
+-- column), which the GpuSort reads where they lie in the workers' chunks
 SET gpusort.parallel_fill = auto;
 EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY a;
+SELECT p ->> 'Rows Sorted' AS rows, p ->> 'Rows Stored by Workers' AS stored_by_workers
+FROM explain_json('SELECT * FROM pf ORDER BY a') p;
 SELECT same_result('SELECT * FROM pf ORDER BY a, i', 'a, i');
 EXPLAIN (COSTS OFF) SELECT i, a, d FROM pf ORDER BY d;
 SELECT p ->> 'Rows Sorted' AS rows, (p ->> 'Rows Stored by Workers')::int > 0 AS workers_stored
@@ -400,10 +404,8 @@ BEGIN
 END $$;
 SELECT loop_check();
 DROP FUNCTION loop_check();
--- left serial: rows with a text column (they would all come up through the
--- Gather), a LIMIT the top-k heap takes, a subplan (CTE), parallel_fill off,
--- no workers allowed
-EXPLAIN (COSTS OFF) SELECT * FROM pf ORDER BY a;
+-- left serial: a LIMIT the top-k heap takes, a subplan (CTE), parallel_fill
+-- off, no workers allowed
 EXPLAIN (COSTS OFF) SELECT i, a FROM pf ORDER BY a LIMIT 10;
 EXPLAIN (COSTS OFF) WITH w AS MATERIALIZED (SELECT i, a FROM pf ORDER BY a) SELECT count(*) FROM w;
 SET gpusort.parallel_fill = off;

@@ -47,7 +47,7 @@ init_stores(GpuSortState *state)
 static Size
 stored_bytes(GpuSortState *state)
 {
-	return state->columnar ? state->cols.bytes : state->store.bytes;
+	return (state->columnar ? state->cols.bytes : state->store.bytes) + state->fill_kept;
 }
 
 /* Memory the row store takes a row, beyond what its data may take elsewhere. */
@@ -410,14 +410,34 @@ chunk_row_slot(GpuSortState *state, const FillChunkView *v, Size i)
 }
 
 /*
+ * Index the tuples of a chunk the workers filled, where they lie if the
+ * area lets this node keep the chunk (*kept), else copied in one piece;
+ * false if memory ran out (nothing added, nothing kept).
+ */
+static bool
+store_chunk_tuples(GpuSortState *state, const FillChunkView *v, bool *kept)
+{
+	if (!tuple_store_room(&state->store, v->nrows))
+		return false;
+	*kept = fill_area_keep_chunk(state->fill);
+	if (!*kept)
+		return tuple_store_add_copies(&state->store, v->data, v->data_used, v->tuple_off,
+									  v->nrows);
+	state->fill_kept += v->bytes;
+	tuple_store_add_refs(&state->store, v->data, v->tuple_off, v->nrows);
+	return true;
+}
+
+/*
  * Tell the workers the memory this node holds (key word columns of cap
  * rows): their chunks and this node keep to one budget.
  */
 static void
 publish_leader_bytes(GpuSortState *state, Size cap, Size key_bytes)
 {
+	/* the chunks kept count in the area's own memory already */
 	fill_area_set_leader_bytes(state->fill, state->tuplesort ? 0 :
-							   stored_bytes(state) + cap * key_bytes);
+							   stored_bytes(state) - state->fill_kept + cap * key_bytes);
 }
 
 /*
@@ -466,6 +486,7 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 	{
 		Size		m = v.nrows;
 		const char *reason = NULL;
+		bool		kept = false;
 
 		CHECK_FOR_INTERRUPTS();
 		state->fill_rows += m;
@@ -495,8 +516,7 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				}
 				if (!reason && !(v.columnar ?
 								 column_store_append(&state->cols, v.values, v.isnull, m) :
-								 tuple_store_add_copies(&state->store, v.data, v.data_used,
-														v.tuple_off, m)))
+								 store_chunk_tuples(state, &v, &kept)))
 					reason = "out of memory for rows";
 			}
 		}
@@ -525,7 +545,8 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 				memcpy(kw[k].w[w] + n, v.words[k * GPUSORT_MAX_KEY_WORDS + w],
 					   m * sizeof(uint32));
 		}
-		fill_area_release_chunk(state->fill);
+		if (!kept)
+			fill_area_release_chunk(state->fill);
 		n += m;
 		publish_leader_bytes(state, *cap, *key_bytes);
 	}
@@ -862,9 +883,12 @@ node_sort_input(GpuSortState *state)
 		fill_area_stop_offering(state->fill);
 		n = take_filled_rows(state, kw, n, &cap, &key_bytes, true);
 		rows += state->fill_rows;
-		/* every row is in this node's memory now: the shared memory goes */
-		fill_area_close(state->fill);
-		state->fill = NULL;
+		/* every row is in this node's memory now, or in chunks it kept */
+		if (state->fill_kept == 0)
+		{
+			fill_area_close(state->fill);
+			state->fill = NULL;
+		}
 	}
 	fill_bound_free(filter);
 	state->rows_in = rows;

@@ -175,6 +175,7 @@ struct FillArea
 	ChunkLayout layout;
 	dsa_pointer pending;		/* chunks moved off the shared list, not yet taken */
 	dsa_pointer current;		/* the chunk last taken (InvalidDsaPointer: none) */
+	Size		kept_bytes;		/* chunks the GpuSort keeps (fill_area_keep_chunk) */
 	/* the view's arrays */
 	const bool **nulls;
 	const uint32 **words;
@@ -437,6 +438,26 @@ fill_area_release_chunk(FillArea *fa)
 	fa->current = InvalidDsaPointer;
 }
 
+bool
+fill_area_keep_chunk(FillArea *fa)
+{
+	FillChunk  *chunk = dsa_get_address(fa->area, fa->current);
+
+	/* room for the workers' chunks in flight stays free */
+	if (chunk->columnar || fa->kept_bytes + chunk->bytes > fa->shared->limit / 4 * 3)
+		return false;
+	/* it stays in shared->used, which the workers' limit counts */
+	fa->kept_bytes += chunk->bytes;
+	fa->current = InvalidDsaPointer;
+	return true;
+}
+
+Size
+fill_area_kept_bytes(FillArea *fa)
+{
+	return fa->kept_bytes;
+}
+
 pg_atomic_uint64 *
 fill_area_cut(FillArea *fa)
 {
@@ -567,26 +588,15 @@ Plan *
 gpusort_make_fill(Plan *child, List *gpusort_private)
 {
 	CustomScan *cscan;
-	ListCell   *lc;
-	bool		encoding = false;	/* a key costs more than a WHOLE one to encode */
-	int			bound = linitial_int((List *) list_nth(gpusort_private, GPUSORT_PRIVATE_BOUND));
-	bool		bounded = bound > 0 || bound == GPUSORT_BOUND_AT_RUN_TIME;
 
+	/*
+	 * auto and on alike: rows of every shape, since a worker that stores
+	 * its rows spares the leader the Gather's queue, the copy out of it and
+	 * the key encoding, and the leader keeps the workers' tuples where they
+	 * lie (fill_area_keep_chunk)
+	 */
 	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF || child == NULL ||
 		!child->parallel_safe)
-		return child;
-	foreach(lc, (List *) list_nth(gpusort_private, GPUSORT_PRIVATE_CODES))
-		if (lfirst_int(lc) == GPUSORT_CODE_BYTES || lfirst_int(lc) == GPUSORT_CODE_ABBREV ||
-			lfirst_int(lc) == GPUSORT_CODE_ICU || lfirst_int(lc) == GPUSORT_CODE_LIBC)
-			encoding = true;
-	/*
-	 * auto: rows the GpuSort will store as columns (fixed-length columns),
-	 * keys whose encoding (byte prefixes, abbreviated keys) the workers
-	 * share (bench/results/key_types-*), or a bound, under which the
-	 * workers drop the rows that cannot be in the result (fill_bound.h)
-	 */
-	if (gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_AUTO && !encoding && !bounded &&
-		!column_store_fits(ExecTypeFromTL(child->targetlist)))
 		return child;
 	cscan = makeNode(CustomScan);
 	cscan->scan.plan.startup_cost = child->startup_cost;

@@ -95,6 +95,18 @@ extern bool fill_area_next_chunk(FillArea *area, FillChunkView *view);
 extern void fill_area_release_chunk(FillArea *area);
 
 /*
+ * Keep the chunk last taken (of tuples) instead of freeing it, so that
+ * the GpuSort reads its rows where they lie until it closes the area: no
+ * second copy.  False, nothing changed, for columns, or where the kept
+ * chunks would take more than three quarters of the area's limit (the
+ * workers need room for the chunks they fill): then copy and release.
+ */
+extern bool fill_area_keep_chunk(FillArea *area);
+
+/* The shared memory of the chunks kept, counted in the area's limit. */
+extern Size fill_area_kept_bytes(FillArea *area);
+
+/*
  * The memory the GpuSort holds now: the workers' chunks and it share one
  * limit, so that the two together keep to the GpuSort's budget.
  */
@@ -106,7 +118,7 @@ extern void fill_area_set_leader_bytes(FillArea *area, Size bytes);
  */
 extern pg_atomic_uint64 *fill_area_cut(FillArea *area);
 
-/* Detach; the rows in chunks not taken are gone. */
+/* Detach; the rows in chunks not taken, and in chunks kept, are gone. */
 extern void fill_area_close(FillArea *area);
 
 #endif

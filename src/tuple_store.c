@@ -42,9 +42,8 @@ tuple_store_reserve(TupleStore *store, Size rows)
 	return true;
 }
 
-/* Room in the index for n more tuples (doubling); false if memory ran out. */
-static bool
-index_room(TupleStore *store, Size n)
+bool
+tuple_store_room(TupleStore *store, Size n)
 {
 	return store->ntuples + n <= store->capacity ||
 		tuple_store_reserve(store, Max(store->ntuples + n, Max(store->capacity * 2, 1024)));
@@ -81,7 +80,7 @@ reserve(TupleStore *store, Size len)
 {
 	char	   *dest;
 
-	if (!index_room(store, 1))
+	if (!tuple_store_room(store, 1))
 		return NULL;
 	dest = reserve_bytes(store, len);
 	if (dest != NULL)
@@ -176,7 +175,7 @@ tuple_store_add_copies(TupleStore *store, const char *data, Size data_len,
 {
 	char	   *dest;
 
-	if (!index_room(store, n))
+	if (!tuple_store_room(store, n))
 		return false;
 	dest = reserve_bytes(store, data_len);
 	if (dest == NULL)
@@ -185,4 +184,12 @@ tuple_store_add_copies(TupleStore *store, const char *data, Size data_len,
 	for (Size i = 0; i < n; i++)
 		store->tuples[store->ntuples++] = (MinimalTuple) (dest + offsets[i]);
 	return true;
+}
+
+void
+tuple_store_add_refs(TupleStore *store, const char *data, const uint32 *offsets, Size n)
+{
+	Assert(store->ntuples + n <= store->capacity);
+	for (Size i = 0; i < n; i++)
+		store->tuples[store->ntuples++] = (MinimalTuple) (data + offsets[i]);
 }

@@ -38,6 +38,17 @@ extern bool tuple_store_add_slot(TupleStore *store, TupleTableSlot *slot);
 extern bool tuple_store_add_copies(TupleStore *store, const char *data, Size data_len,
 								   const uint32 *offsets, Size n);
 
+/* Index room for n more tuples (doubling); false if memory ran out. */
+extern bool tuple_store_room(TupleStore *store, Size n);
+
+/*
+ * Index n tuples that lie at data + offsets[i] where they are, without
+ * copying them (tuple_store_room first): the caller keeps that memory
+ * until the store is gone.
+ */
+extern void tuple_store_add_refs(TupleStore *store, const char *data,
+								 const uint32 *offsets, Size n);
+
 /*
  * Copy a slot's row as a MinimalTuple to where reserve_fn(arg, length) says
  * (with as few copies as the slot type allows); false, nothing copied, when
