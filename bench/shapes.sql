@@ -98,7 +98,7 @@ END $$;
 SELECT pg_temp.timed('SELECT i FROM w ORDER BY i LIMIT 100000', true, false) AS warmup_ms;
 
 CREATE TEMP TABLE timings (n int, c int, round int, ms numeric);
-CREATE TEMP TABLE phases (n int, c int, plan text);
+CREATE TEMP TABLE phases (id bigserial, n int, c int, plan text);
 -- rounds of every shape, its four configs in turn (their order rotating)
 DO $$
 DECLARE runs int := current_setting('bench.runs')::int; r record; ms numeric;
@@ -125,18 +125,24 @@ SELECT n, what, :rows AS rows,
   round(max(ms) FILTER (WHERE c = 2) / nullif(max(ms) FILTER (WHERE c = 4), 0), 2) AS x_tuned
 FROM med JOIN shapes USING (n) GROUP BY n, what ORDER BY n;
 
-\echo '== GpuSort at default settings: the phases of shapes 2, 6 and 13 (EXPLAIN ANALYZE, TIMING OFF)'
+\echo '== GpuSort at default settings: the phases of shapes 2, 5, 6, 13 and 16 (EXPLAIN ANALYZE, TIMING OFF), with the workers storing the rows (gpusort.parallel_fill = auto, the default) and without (off)'
 SET gpusort.enabled = on;
 DO $$
-DECLARE r record; l text;
+DECLARE r record; l text; fill text;
 BEGIN
-  FOR r IN SELECT * FROM shapes WHERE n IN (2, 6, 13) ORDER BY n LOOP
-    FOR l IN EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ' || r.q LOOP
-      INSERT INTO phases VALUES (r.n, 3, l);
+  FOREACH fill IN ARRAY ARRAY['auto', 'off'] LOOP
+    PERFORM set_config('gpusort.parallel_fill', fill, false);
+    FOR r IN SELECT * FROM shapes WHERE n IN (2, 5, 6, 13, 16) ORDER BY n LOOP
+      FOR l IN EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ' || r.q LOOP
+        IF l ~ '(GpuSort|GpuSortFill|Gather|Rows Stored|Finished|Time:|Execution Time|Seq Scan)' THEN
+          INSERT INTO phases (n, c, plan) VALUES (r.n, CASE fill WHEN 'auto' THEN 3 ELSE 5 END, l);
+        END IF;
+      END LOOP;
     END LOOP;
   END LOOP;
+  RESET gpusort.parallel_fill;
 END $$;
-SELECT n, plan FROM phases ORDER BY n;
+SELECT n, CASE c WHEN 3 THEN 'auto' ELSE 'off' END AS parallel_fill, plan FROM phases ORDER BY n, c, id;
 
 \echo '== results checked: md5 of the sort-key sequence, GpuSort against native'
 CREATE FUNCTION pg_temp.key_md5(q text, keys text, gpusort bool) RETURNS text LANGUAGE plpgsql AS $$
