@@ -18,6 +18,7 @@ PG_MODULE_MAGIC;
 
 /* test modules only (phase_hook.h) */
 gpusort_phase_hook_type gpusort_phase_hook = NULL;
+gpusort_check_hook_type gpusort_check_hook = NULL;
 
 void		_PG_init(void);
 

@@ -709,6 +709,8 @@ check_collation_order(GpuSortState *state, Size n)
 
 	INSTR_TIME_SET_CURRENT(start);
 	gpusort_phase_begin("check");
+	if (unlikely(gpusort_check_hook != NULL) && state->perm != NULL)
+		gpusort_check_hook(state->perm, n);
 	state->rows_checked = n;
 	if (node_first_disorder(state, n, &key) > 0)
 	{

@@ -41,4 +41,15 @@ gpusort_phase_begin(const char *phase)
 		gpusort_phase_hook(phase);
 }
 
+/*
+ * The test-only door to the order check of a sort by strxfrm keys
+ * (node_intake.c, collation_keys.h): called with the sorted permutation of
+ * n rows just before the check, a test module may swap rows as a strxfrm at
+ * odds with strcoll would have ordered them, so that the check's fallback
+ * to the tuplesort runs on demand.  NULL in production.
+ */
+typedef void (*gpusort_check_hook_type) (uint32 *perm, Size n);
+
+extern PGDLLEXPORT gpusort_check_hook_type gpusort_check_hook;
+
 #endif

@@ -12,6 +12,12 @@
  *                                             -- sorts reach those calls)
  *   SELECT gpusort_fault_calls();             -- checked calls seen since
  *   SELECT gpusort_fault_last();              -- the call that was failed
+ *   SELECT gpusort_fault_disorder(true);      -- every sort by strxfrm keys
+ *                                             -- from now has its first and
+ *                                             -- last sorted rows swapped
+ *                                             -- before its order check, as
+ *                                             -- a strxfrm at odds with
+ *                                             -- strcoll would (false: off)
  */
 #include "postgres.h"
 
@@ -19,6 +25,7 @@
 #include "utils/builtins.h"
 
 #include "gpusort_test_hooks.h"
+#include "phase_hook.h"
 
 PG_MODULE_MAGIC;
 
@@ -69,4 +76,27 @@ Datum
 gpusort_fault_last(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_TEXT_P(cstring_to_text(last_failed));
+}
+
+static void
+swap_first_last(uint32 *perm, Size n)
+{
+	if (n >= 2)
+	{
+		uint32		first = perm[0];
+
+		perm[0] = perm[n - 1];
+		perm[n - 1] = first;
+	}
+}
+
+PG_FUNCTION_INFO_V1(gpusort_fault_disorder);
+Datum
+gpusort_fault_disorder(PG_FUNCTION_ARGS)
+{
+	gpusort_check_hook_type *hook = (gpusort_check_hook_type *)
+		load_external_function("$libdir/gpusort", "gpusort_check_hook", true, NULL);
+
+	*hook = PG_GETARG_BOOL(0) ? swap_first_last : NULL;
+	PG_RETURN_VOID();
 }
