@@ -125,45 +125,24 @@ SELECT n, what, :rows AS rows,
   round(max(ms) FILTER (WHERE c = 2) / nullif(max(ms) FILTER (WHERE c = 4), 0), 2) AS x_tuned
 FROM med JOIN shapes USING (n) GROUP BY n, what ORDER BY n;
 
-\echo '== GpuSort at default settings: the phases of shapes 2, 5, 6, 13 and 16 (EXPLAIN ANALYZE, TIMING OFF): default; the rows not copied out in order (gpusort.cpu_reorder_min_rows past the rows); every row through the Gather (gpusort.parallel_fill = off)'
+\echo '== GpuSort at default settings: the phases of shapes 2, 5, 6, 13 and 16 (EXPLAIN ANALYZE, TIMING OFF), with the workers storing the rows (gpusort.parallel_fill = auto, the default) and without (off)'
 SET gpusort.enabled = on;
 DO $$
-DECLARE r record; l text; cfg text[];
+DECLARE r record; l text; fill text;
 BEGIN
-  FOREACH cfg SLICE 1 IN ARRAY ARRAY[['default', 'auto', '1000000'], ['no copy in order', 'auto', '2147483647'],
-                                     ['fill off', 'off', '1000000']] LOOP
-    PERFORM set_config('gpusort.parallel_fill', cfg[2], false);
-    PERFORM set_config('gpusort.cpu_reorder_min_rows', cfg[3], false);
+  FOREACH fill IN ARRAY ARRAY['auto', 'off'] LOOP
+    PERFORM set_config('gpusort.parallel_fill', fill, false);
     FOR r IN SELECT * FROM shapes WHERE n IN (2, 5, 6, 13, 16) ORDER BY n LOOP
       FOR l IN EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ' || r.q LOOP
-        IF l ~ '(GpuSort|GpuSortFill|Gather|Rows Stored|Copied|Finished|Time:|Execution Time|Seq Scan)' THEN
-          INSERT INTO phases (n, c, plan) VALUES (r.n, array_position(ARRAY['default', 'no copy in order', 'fill off'], cfg[1]), l);
+        IF l ~ '(GpuSort|GpuSortFill|Gather|Rows Stored|Finished|Time:|Execution Time|Seq Scan)' THEN
+          INSERT INTO phases (n, c, plan) VALUES (r.n, CASE fill WHEN 'auto' THEN 3 ELSE 5 END, l);
         END IF;
       END LOOP;
     END LOOP;
   END LOOP;
   RESET gpusort.parallel_fill;
-  RESET gpusort.cpu_reorder_min_rows;
 END $$;
-SELECT n, (ARRAY['default', 'no copy in order', 'fill off'])[c] AS config, plan FROM phases ORDER BY n, c, id;
-
-\echo '== COPY (SELECT * FROM w ORDER BY f) TO /dev/null, GpuSort at default settings, with and without the rows copied out in order: wall ms of 2 rounds'
-CREATE TEMP TABLE copy_ms (config text, round int, ms numeric);
-DO $$
-DECLARE t0 timestamptz; m text;
-BEGIN
-  FOR k IN 1..2 LOOP
-    FOREACH m IN ARRAY ARRAY['1000000', '2147483647'] LOOP
-      PERFORM set_config('gpusort.cpu_reorder_min_rows', m, false);
-      t0 := clock_timestamp();
-      EXECUTE 'COPY (SELECT * FROM w ORDER BY f) TO ''/dev/null''';
-      INSERT INTO copy_ms VALUES (CASE m WHEN '1000000' THEN 'default' ELSE 'no copy in order' END, k,
-                                  round(extract(epoch FROM clock_timestamp() - t0)::numeric * 1000, 1));
-    END LOOP;
-  END LOOP;
-  RESET gpusort.cpu_reorder_min_rows;
-END $$;
-SELECT config, string_agg(ms::text, ' ' ORDER BY round) AS ms FROM copy_ms GROUP BY config ORDER BY config;
+SELECT n, CASE c WHEN 3 THEN 'auto' ELSE 'off' END AS parallel_fill, plan FROM phases ORDER BY n, c, id;
 
 \echo '== results checked: md5 of the sort-key sequence, GpuSort against native'
 CREATE FUNCTION pg_temp.key_md5(q text, keys text, gpusort bool) RETURNS text LANGUAGE plpgsql AS $$

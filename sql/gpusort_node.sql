@@ -422,37 +422,6 @@ FETCH 2 FROM c;
 FETCH LAST FROM c;
 FETCH BACKWARD 2 FROM c;
 COMMIT;
--- gpusort.cpu_reorder_min_rows: the sorted rows of a tuple store copied out
--- in their order by 1 + max_parallel_workers_per_gather threads, from the
--- workers' chunks and the leader's own store; a bound, a merge join's
--- mark/restore, a cursor read backward, NULL keys
-SET gpusort.cpu_reorder_min_rows = 0;
-SELECT p ->> 'Rows Copied in Order' AS copied, p ->> 'Copy Threads' AS threads,
-       (p ->> 'Rows Stored by Workers')::int > 0 AS workers_stored
-FROM explain_json('SELECT * FROM pf ORDER BY z NULLS FIRST, d DESC') p;
-SELECT same_result('SELECT * FROM pf ORDER BY z NULLS FIRST, d DESC', 'z, d');
-SELECT same_result('SELECT * FROM pf ORDER BY d DESC, i LIMIT 70000', 'd, i');
-SELECT p -> 'Plans' -> 0 ->> 'Rows Copied in Order' AS copied
-FROM explain_json('SELECT * FROM pf ORDER BY d DESC, i LIMIT 70000') p;
-SET enable_hashjoin = off;
-SET enable_nestloop = off;
-EXPLAIN (COSTS OFF) SELECT x.t, y.i FROM pf x JOIN pf y ON x.a = y.i;
-SELECT same_result('SELECT x.t, y.i FROM pf x JOIN pf y ON x.a = y.i', 'i');
-RESET enable_hashjoin;
-RESET enable_nestloop;
-SET max_parallel_workers_per_gather = 0;
-SELECT p ->> 'Copy Threads' AS threads_without_workers
-FROM explain_json('SELECT * FROM pf ORDER BY t') p;
-SET max_parallel_workers_per_gather = 3;
-BEGIN;
-DECLARE c SCROLL CURSOR FOR SELECT i, t FROM pf ORDER BY t DESC, i;
-FETCH 2 FROM c;
-FETCH ABSOLUTE 50000 FROM c;
-FETCH BACKWARD 2 FROM c;
-FETCH LAST FROM c;
-COMMIT;
-RESET gpusort.cpu_reorder_min_rows;
-SET max_parallel_workers_per_gather = 2;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -232,8 +232,6 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 	Assert(i >= 0 && i < (int64) state->nresult);
 	if (state->heap)
 		return ExecStoreMinimalTuple(state->heap[i].tuple, state->slot, false);
-	if (state->ordered)
-		return ExecStoreMinimalTuple(state->ordered[i], state->slot, false);
 	if (state->perm == NULL)
 	{
 		/* a column store the GPU put in sorted order: sequential reads */
@@ -444,7 +442,6 @@ forget_sort(GpuSortState *state)
 	state->heap_n = 0;
 	state->heap_bytes = 0;
 	state->perm = NULL;
-	state->ordered = NULL;
 	state->nresult = 0;
 	state->batch_tuples = NULL;
 	state->batch_start = 0;

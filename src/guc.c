@@ -14,7 +14,6 @@
 #define DEFAULT_MIN_ROWS 1000
 #define DEFAULT_MAX_MEMORY_MB 2048
 #define DEFAULT_GPU_REORDER_MIN_ROWS 262144
-#define DEFAULT_CPU_REORDER_MIN_ROWS 1000000
 
 int			gpusort_device = GPUSORT_DEVICE_AUTO;
 int			gpusort_algorithm_choice = GPUSORT_ALGORITHM_AUTO;
@@ -24,7 +23,6 @@ int			gpusort_min_rows = DEFAULT_MIN_ROWS;
 int			gpusort_max_memory = DEFAULT_MAX_MEMORY_MB;
 int			gpusort_work_mem = -1;
 int			gpusort_gpu_reorder_min_rows = DEFAULT_GPU_REORDER_MIN_ROWS;
-int			gpusort_cpu_reorder_min_rows = DEFAULT_CPU_REORDER_MIN_ROWS;
 int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_AUTO;
 bool		gpusort_gather_leader_scans = true;
 bool		gpusort_verify_order = false;
@@ -178,16 +176,6 @@ gpusort_define_gucs(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
-
-	DefineCustomIntVariable("gpusort.cpu_reorder_min_rows",
-							"Fewest sorted rows (stored as tuples) that GpuSort copies out in sorted order, with 1 + max_parallel_workers_per_gather threads, before it hands them up.",
-							NULL,
-							&gpusort_cpu_reorder_min_rows,
-							DEFAULT_CPU_REORDER_MIN_ROWS,
-							0, INT_MAX,
-							PGC_USERSET,
-							0,
-							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusort");
 }

@@ -156,13 +156,6 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								show_times ?
 								psprintf("%zu rows, %.3f ms", state->rows_checked, state->check_ms) :
 								psprintf("%zu rows", state->rows_checked), es);
-		if (state->reorder_threads > 0)
-			ExplainPropertyText("Rows Copied in Order",
-								show_times ?
-								psprintf("%zu rows, %d threads, %.3f ms", state->nresult,
-										 state->reorder_threads, state->reorder_ms) :
-								psprintf("%zu rows, %d threads", state->nresult,
-										 state->reorder_threads), es);
 		if (show_times)
 			ExplainPropertyText("Time",
 								psprintf("fill %.3f ms, to device %.3f ms, sort %.3f ms, from device %.3f ms, emit %.3f ms",
@@ -192,13 +185,6 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Rows Order Checked", NULL, (int64) state->rows_checked, es);
 			if (show_times)
 				ExplainPropertyFloat("Order Check Time", "ms", state->check_ms, 3, es);
-		}
-		if (state->reorder_threads > 0)
-		{
-			ExplainPropertyInteger("Rows Copied in Order", NULL, (int64) state->nresult, es);
-			ExplainPropertyInteger("Copy Threads", NULL, state->reorder_threads, es);
-			if (show_times)
-				ExplainPropertyFloat("Copy in Order Time", "ms", state->reorder_ms, 3, es);
 		}
 		if (show_times)
 		{

@@ -14,7 +14,6 @@
 
 #include "executor/executor.h"
 #include "miscadmin.h"
-#include "optimizer/cost.h"
 #include "utils/memutils.h"
 
 #include "big_alloc.h"
@@ -27,7 +26,6 @@
 #include "phase_hook.h"
 #include "node_state.h"
 #include "sort_keys.h"
-#include "tuple_reorder.h"
 
 /* how many rows the node reads between looks for chunks the workers filled */
 #define TAKE_CHECK_ROWS 4096
@@ -724,45 +722,6 @@ check_collation_order(GpuSortState *state, Size n)
 	state->check_ms = ms_since(start);
 }
 
-/* the most threads that copy the sorted rows out in order */
-#define REORDER_MAX_THREADS 8
-
-/*
- * Copy the sorted rows of a tuple store out in their order (tuple_reorder.h)
- * with as many threads as the session lets a query's plan use in parallel
- * (the leader and max_parallel_workers_per_gather workers), where the
- * budget has room for the copies; the workers' chunks then go.  Left as
- * they are, emission reads them at random.
- */
-static void
-reorder_tuples(GpuSortState *state, Size n)
-{
-	instr_time	start;
-	Size		held = stored_bytes(state) + n * sizeof(uint32);	/* rows, permutation */
-	Size		bytes;
-	int			threads = Min(1 + max_parallel_workers_per_gather, REORDER_MAX_THREADS);
-
-	if (state->nresult < (Size) gpusort_cpu_reorder_min_rows || threads < 2 ||
-		held >= state->limit_bytes)
-		return;
-	INSTR_TIME_SET_CURRENT(start);
-	gpusort_phase_begin("order");
-	state->ordered = tuple_reorder(state->sortcxt, state->store.tuples, state->perm,
-								   state->nresult, threads, state->limit_bytes - held, &bytes);
-	if (state->ordered != NULL)
-	{
-		state->reorder_threads = threads;
-		/* nothing reads the rows where they were stored any more */
-		if (state->fill)
-		{
-			fill_area_close(state->fill);
-			state->fill = NULL;
-			state->fill_kept = 0;
-		}
-	}
-	state->reorder_ms = ms_since(start);
-}
-
 /* Open the shared area the workers store rows in, words per key as kw has them. */
 static void
 open_fill_area(GpuSortState *state, const KeyWords *kw)
@@ -812,8 +771,6 @@ node_sort_input(GpuSortState *state)
 	state->finish_ms = 0;
 	state->rows_checked = 0;
 	state->check_ms = 0;
-	state->reorder_threads = 0;
-	state->reorder_ms = 0;
 	init_stores(state);
 	if (topk)
 		node_topk_start(state, &probe);
@@ -947,8 +904,6 @@ node_sort_input(GpuSortState *state)
 		if (!state->tuplesort && state->finish_from < state->nkeys &&
 			gpusort_code_checked(state->codes[state->finish_from]))
 			check_collation_order(state, n);
-		if (!state->tuplesort && !state->columnar && state->perm != NULL)
-			reorder_tuples(state, n);
 	}
 
 	if (state->tuplesort)

@@ -58,7 +58,6 @@ typedef struct GpuSortState
 	TupleStore	store;
 	ColumnStore cols;
 	uint32	   *perm;			/* NULL: the column store is in sorted order */
-	MinimalTuple *ordered;		/* the sorted rows copied out in order (tuple_reorder.h); NULL: none */
 	Size		nresult;		/* rows to hand up */
 	int64		cur;			/* last row handed up: -1 before, nresult after */
 	int64		mark;
@@ -92,8 +91,6 @@ typedef struct GpuSortState
 	double		finish_ms;
 	Size		rows_checked;	/* LIBC keys: the sorted rows checked pair by pair (0: none) */
 	double		check_ms;
-	int			reorder_threads;	/* threads that copied the rows out in order (0: not done) */
-	double		reorder_ms;
 	double		fill_ms;
 	double		emit_ms;
 	instr_time	emit_start;

@@ -20,8 +20,6 @@
  *   reorder      the GPU path: fixed-length columns put in sorted order
  *   finish       the CPU: rows whose key words tie ordered by their values
  *   check        GpuSort by strxfrm keys: every adjacent pair of rows checked
- *   order        GpuSort: the sorted rows of a tuple store copied out in
- *                their order by threads (tuple_reorder.h)
  *   decode       gpu_sort(): the result array built
  *   emit         GpuSort: the first sorted row handed up
  *   free         the sort's memory released (gpu_sort() of int4[] or
