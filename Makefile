@@ -22,7 +22,7 @@ SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
 	src/tuple_store.o src/column_store.o src/big_alloc.o src/gpusort_planner.o \
 	src/plan_build.o src/gpusort_node.o src/node_intake.o src/node_topk.o \
 	src/node_explain.o src/parallel_fill.o src/fill_bound.o src/device_opener.o \
-	src/collation_keys.o
+	src/collation_keys.o src/run_threads.o
 
 # ICU sort keys need ICU's headers (libicu-dev), which a server built with
 # ICU includes from utils/pg_locale.h; without them such keys keep

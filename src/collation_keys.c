@@ -11,12 +11,14 @@
 
 #include "catalog/pg_collation.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"
 #endif
 
 #include "collation_keys.h"
+#include "run_threads.h"
 #include "sort_keys.h"
 
 #ifndef GPUSORT_NO_ICU
@@ -143,10 +145,191 @@ gpusort_icu_key_words(Oid collation, Datum value, bool descending, int nw, uint3
 		pfree(s);
 }
 
+/* entries of tied runs a slice of gpusort_icu_sort_runs hands to its threads */
+#define ICU_SLICE_ENTRIES 262144
+
+/* One thread's share of the runs of a slice. */
+typedef struct IcuRunsPart
+{
+	const UCollator *ucol;		/* the collation's; each thread compares with a clone */
+	bool		deterministic;
+	bool		descending;
+	const Datum *values;
+	const bool *isnull;
+	const uint32 *run_start;
+	Size		run_from;
+	Size		run_to;
+	uint32	   *order;
+	const char **s;				/* the values' bytes and lengths, this part's entries */
+	uint32	   *len;
+	bool		failed;
+} IcuRunsPart;
+
+typedef struct IcuCompare
+{
+	UCollator  *ucol;
+	IcuRunsPart *part;
+} IcuCompare;
+
+/* PostgreSQL's comparison of two text values under an ICU collation (varlena.c) */
+static int
+compare_icu_entries(const void *a, const void *b, void *arg)
+{
+	IcuCompare *c = (IcuCompare *) arg;
+	IcuRunsPart *p = c->part;
+	uint32		i = *(const uint32 *) a,
+				j = *(const uint32 *) b;
+	const char *si = p->s[i],
+			   *sj = p->s[j];
+	uint32		li = p->len[i],
+				lj = p->len[j];
+	int			r;
+
+	if (li == lj && memcmp(si, sj, li) == 0)
+		r = 0;
+	else
+	{
+		UErrorCode status = U_ZERO_ERROR;
+
+		r = (int) ucol_strcollUTF8(c->ucol, si, (int32_t) li, sj, (int32_t) lj, &status);
+		if (U_FAILURE(status))
+		{
+			p->failed = true;
+			r = 0;
+		}
+		/* a deterministic collation breaks ties by the bytes, as strcmp does */
+		if (r == 0 && p->deterministic)
+		{
+			r = memcmp(si, sj, Min(li, lj));
+			if (r == 0)
+				r = (li > lj) - (li < lj);
+		}
+		r = (r > 0) - (r < 0);
+	}
+	if (p->descending)
+		r = -r;
+	return r != 0 ? r : (i > j) - (i < j);
+}
+
+static void
+sort_icu_part(void *arg)
+{
+	IcuRunsPart *p = (IcuRunsPart *) arg;
+	UErrorCode	status = U_ZERO_ERROR;
+	IcuCompare	c;
+
+#if U_ICU_VERSION_MAJOR_NUM >= 71
+	c.ucol = ucol_clone(p->ucol, &status);
+#else
+	c.ucol = ucol_safeClone(p->ucol, NULL, NULL, &status);
+#endif
+	c.part = p;
+	if (U_FAILURE(status) || c.ucol == NULL)
+	{
+		p->failed = true;
+		return;
+	}
+	for (Size r = p->run_from; r < p->run_to && !p->failed; r++)
+	{
+		uint32		from = p->run_start[r],
+					to = p->run_start[r + 1];
+
+		for (uint32 e = from; e < to; e++)
+		{
+			Datum		v = p->values[e];
+
+			p->order[e] = e;
+			if (p->isnull[e])
+				continue;
+			/* inline and uncompressed only: detoasting needs the backend */
+			if (VARATT_IS_EXTENDED(DatumGetPointer(v)) && !VARATT_IS_SHORT(DatumGetPointer(v)))
+			{
+				p->failed = true;
+				break;
+			}
+			p->s[e] = VARDATA_ANY(DatumGetPointer(v));
+			p->len[e] = VARSIZE_ANY_EXHDR(DatumGetPointer(v));
+		}
+		if (!p->failed && !p->isnull[from])
+			qsort_arg(p->order + from, to - from, sizeof(uint32), compare_icu_entries, &c);
+	}
+	ucol_close(c.ucol);
+}
+
+bool
+gpusort_icu_sort_runs(Oid collation, bool descending, int nthreads, const Datum *values,
+					  const bool *isnull, Size nruns, const uint32 *run_start, uint32 *order)
+{
+	pg_locale_t loc = icu_locale(collation);
+	IcuRunsPart parts[RUN_THREADS_MAX];
+	Size		n = run_start[nruns];
+	const char **s;
+	uint32	   *len;
+	bool		failed = false;
+
+	if (loc == NULL || GetDatabaseEncoding() != PG_UTF8 || n == 0)
+		return false;
+	nthreads = Max(1, Min(nthreads, RUN_THREADS_MAX));
+	s = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	len = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (s == NULL || len == NULL)
+		return false;
+	/* slices of about ICU_SLICE_ENTRIES entries, each shared out by entries */
+	for (Size r0 = 0; r0 < nruns && !failed;)
+	{
+		Size		r1 = r0 + 1;
+		int			nparts = 0;
+		Size		from,
+					per;
+
+		while (r1 < nruns && run_start[r1 + 1] - run_start[r0] <= ICU_SLICE_ENTRIES)
+			r1++;
+		from = r0;
+		per = (run_start[r1] - run_start[r0] + nthreads - 1) / nthreads;
+		while (from < r1)
+		{
+			Size		to = from + 1;
+			IcuRunsPart *p = &parts[nparts++];
+
+			while (to < r1 && (nparts == nthreads ||
+							   run_start[to + 1] - run_start[from] <= per))
+				to++;
+			p->ucol = loc->info.icu.ucol;
+			p->deterministic = loc->deterministic;
+			p->descending = descending;
+			p->values = values;
+			p->isnull = isnull;
+			p->run_start = run_start;
+			p->run_from = from;
+			p->run_to = to;
+			p->order = order;
+			p->s = s;
+			p->len = len;
+			p->failed = false;
+			from = to;
+		}
+		run_thread_parts(sort_icu_part, parts, sizeof(IcuRunsPart), nparts);
+		for (int i = 0; i < nparts; i++)
+			failed |= parts[i].failed;
+		CHECK_FOR_INTERRUPTS();
+		r0 = r1;
+	}
+	pfree(s);
+	pfree(len);
+	return !failed;
+}
+
 #else							/* !HAVE_ICU_KEYS */
 
 bool
 gpusort_icu_keys_usable(Oid collation)
+{
+	return false;
+}
+
+bool
+gpusort_icu_sort_runs(Oid collation, bool descending, int nthreads, const Datum *values,
+					  const bool *isnull, Size nruns, const uint32 *run_start, uint32 *order)
 {
 	return false;
 }

@@ -30,6 +30,7 @@
 #include "portability/instr_time.h"
 
 #include "big_alloc.h"
+#include "collation_keys.h"
 #include "key_finish.h"
 #include "phase_hook.h"
 #include "sort_engine.h"
@@ -55,6 +56,9 @@
  */
 #define WIDTH_SAMPLE_ROWS 16384
 #define WIDTH_SAMPLE_TIES 2
+
+/* fewest tied rows of an ICU key that threads sort (sort_icu_runs) */
+#define THREADED_FINISH_MIN_ROWS 16384
 
 /* rows handled between two interrupt checks */
 #define ROWS_PER_CHECK 65536
@@ -826,6 +830,37 @@ compare_entries(const void *a, const void *b, void *arg)
 	return i < j ? -1 : (i > j);
 }
 
+/*
+ * Step 3 for a single ICU text key, with threads: each thread sorts whole
+ * runs by ICU itself (collation_keys.h), the comparator's order.  False
+ * where it cannot (then the comparators sort every run).
+ */
+static bool
+sort_icu_runs(KeyFinish *kf, Tied *t, uint32 *perm)
+{
+	uint32	   *order;
+
+	if (kf->first_code != GPUSORT_CODE_ICU || kf->nkeys != 1 || kf->threads < 2 ||
+		t->n < THREADED_FINISH_MIN_ROWS)
+		return false;
+	order = palloc_extended(t->n * sizeof(uint32), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (order == NULL)
+		return false;
+	if (!gpusort_icu_sort_runs(kf->ssup[0].ssup_collation, kf->ssup[0].ssup_reverse,
+							   kf->threads, t->values, t->isnull, t->nruns, t->run_start,
+							   order))
+	{
+		pfree(order);
+		return false;
+	}
+	for (Size e = 0; e < t->n; e++)
+		perm[t->pos[e]] = t->row[order[e]];
+	pfree(order);
+	kf->rows_finished += t->n;
+	kf->finish_threads = kf->threads;
+	return true;
+}
+
 /* Step 3: each run sorted by the full comparators.  False if out of memory. */
 static bool
 sort_runs(KeyFinish *kf, Tied *t, uint32 *perm)
@@ -833,6 +868,9 @@ sort_runs(KeyFinish *kf, Tied *t, uint32 *perm)
 	FinishCompare cmp = {t, kf->nkeys, kf->ssup};
 	Size		longest = 0;
 	uint32	   *idx;
+
+	if (sort_icu_runs(kf, t, perm))
+		return true;
 
 	for (Size r = 0; r < t->nruns; r++)
 		longest = Max(longest, t->run_start[r + 1] - t->run_start[r]);
@@ -887,6 +925,7 @@ gpusort_finish_ties(KeyFinish *kf, const uint32 *const *words, int nwords, Size 
 	kf->rows_finished = 0;
 	kf->refine_sorts = 0;
 	kf->refine_on_gpu = false;
+	kf->finish_threads = 0;
 	kf->over_budget = false;
 	if (!gather_tied(kf, words, nwords, n, perm, Min(m, n), &t))
 		return false;

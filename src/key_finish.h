@@ -39,12 +39,14 @@ typedef struct KeyFinish
 	void		(*fetch) (void *arg, uint32 row, Datum *values, bool *isnull);
 	void	   *arg;
 	Size		max_bytes;		/* memory the finish may take */
+	int			threads;		/* threads that may sort ICU runs (run_threads.h); 0 or 1: none */
 
 	/* what the finish did */
 	bool		over_budget;	/* it would have needed more than max_bytes */
 	Size		rows_finished;	/* rows in runs ordered on the CPU */
 	int			refine_sorts;	/* sorts of tied rows by further bytes */
 	bool		refine_on_gpu;	/* the last of them ran on the GPU */
+	int			finish_threads; /* threads that sorted the runs (0: the comparators here) */
 	double		ms;
 } KeyFinish;
 

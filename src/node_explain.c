@@ -58,6 +58,13 @@ key_prefix_text(GpuSortState *state, List *keys)
  * ordering, USING for an operator of another class, and NULLS FIRST/LAST
  * where they are not the direction's default.
  */
+/* ", in N threads" where threads sorted the tied rows, else "" */
+static const char *
+finish_threads_text(GpuSortState *state)
+{
+	return state->finish_threads > 0 ? psprintf(" in %d threads", state->finish_threads) : "";
+}
+
 static void
 append_key_options(StringInfo buf, Oid type, Oid sortop, Oid collation, bool nulls_first)
 {
@@ -146,11 +153,12 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->finish_from < state->nkeys)
 			ExplainPropertyText("Finished on CPU",
 								show_times ?
-								psprintf("%zu rows, %d refinement sorts, %.3f ms",
-										 state->rows_finished, state->refine_sorts,
-										 state->finish_ms) :
-								psprintf("%zu rows, %d refinement sorts",
-										 state->rows_finished, state->refine_sorts), es);
+								psprintf("%zu rows%s, %d refinement sorts, %.3f ms",
+										 state->rows_finished, finish_threads_text(state),
+										 state->refine_sorts, state->finish_ms) :
+								psprintf("%zu rows%s, %d refinement sorts",
+										 state->rows_finished, finish_threads_text(state),
+										 state->refine_sorts), es);
 		if (state->rows_checked > 0)
 			ExplainPropertyText("Order Checked",
 								show_times ?
@@ -177,6 +185,8 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		{
 			ExplainPropertyInteger("Rows Finished on CPU", NULL, (int64) state->rows_finished, es);
 			ExplainPropertyInteger("Refinement Sorts", NULL, state->refine_sorts, es);
+			if (state->finish_threads > 0)
+				ExplainPropertyInteger("Finish Threads", NULL, state->finish_threads, es);
 			if (show_times)
 				ExplainPropertyFloat("Finish Time", "ms", state->finish_ms, 3, es);
 		}

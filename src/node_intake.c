@@ -25,6 +25,7 @@
 #include "key_finish.h"
 #include "phase_hook.h"
 #include "node_state.h"
+#include "run_threads.h"
 #include "sort_keys.h"
 
 /* how many rows the node reads between looks for chunks the workers filled */
@@ -594,6 +595,7 @@ finish_begin(GpuSortState *state, KeyFinish *kf, Size n)
 	gpusort_finish_setup(kf, keys, nk, state->codes[first], state->descending[first]);
 	kf->fetch = fetch_finish_values;
 	kf->arg = state;
+	kf->threads = run_threads_allowed();
 	/* what the budget leaves (the key words, permutation and tie bits are held meanwhile) */
 	kf->max_bytes = state->limit_bytes - Min(state->limit_bytes,
 											 used_bytes(state, n, n, key_row_bytes(state)) +
@@ -620,6 +622,7 @@ finish_ties(GpuSortState *state, KeyFinish *kf, const uint32 **words, int nwords
 	*over_budget = kf->over_budget;
 	state->rows_finished = kf->rows_finished;
 	state->refine_sorts = kf->refine_sorts;
+	state->finish_threads = kf->finish_threads;
 	state->finish_ms = kf->ms;
 	return ok;
 }
@@ -767,6 +770,7 @@ node_sort_input(GpuSortState *state)
 	state->limit_bytes = gpusort_memory_limit();
 	state->rows_finished = 0;
 	state->refine_sorts = 0;
+	state->finish_threads = 0;
 	state->finish_words = 0;
 	state->finish_ms = 0;
 	state->rows_checked = 0;

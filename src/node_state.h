@@ -87,6 +87,7 @@ typedef struct GpuSortState
 	Size		rows_in;
 	Size		rows_finished;	/* rows in runs of tied words ordered on the CPU */
 	int			refine_sorts;	/* sorts of tied rows by their next bytes */
+	int			finish_threads; /* threads that sorted the tied rows (0: none) */
 	int			finish_words;	/* words of the first key to finish the sort took; 0: not yet */
 	double		finish_ms;
 	Size		rows_checked;	/* LIBC keys: the sorted rows checked pair by pair (0: none) */
