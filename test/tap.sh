@@ -29,7 +29,8 @@ fi
 chmod 755 "$testdir"
 cp -r test/t "$testdir/t"
 # the test-only modules: fault injection (005_faults.pl, and the order
-# check's disorder in 006_collation_check.pl), phase waits
+# check's disorder in 006_collation_check.pl), phase waits (002_cancel.pl,
+# 007_shared_memory.pl)
 # (002_cancel.pl); cleaned first: they may have been built against another
 # PostgreSQL
 make -s -C test/test_modules clean PG_CONFIG="$PG_CONFIG"
