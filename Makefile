@@ -84,7 +84,7 @@ OBJS = $(SRC_OBJS) $(KERNEL_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 
-TEST_PROGRAMS = test/unit_test test/kernel_test bench/crossover bench/sort_bench bench/radix_tune
+TEST_PROGRAMS = test/unit_test test/kernel_test bench/crossover bench/sort_bench bench/radix_tune bench/cpu_radix_threads
 EXTRA_CLEAN = $(TEST_PROGRAMS) kernels/*.o src/.pg-stamp
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -106,18 +106,21 @@ $(SRC_OBJS): src/.pg-stamp
 # ---- standalone programs (no PostgreSQL needed) ------------------------------
 TEST_CFLAGS = -O2 -g -Wall -Wextra -std=gnu11 -Isrc -Ikernels -Itest
 
-test/unit_test: test/unit_test.c test/test_check.h test/test_data.h src/key_encoding.c src/cpu_radix.c src/key_encoding.h src/cpu_radix.h
-	$(CC) $(TEST_CFLAGS) -o $@ test/unit_test.c src/key_encoding.c src/cpu_radix.c -lm
+test/unit_test: test/unit_test.c test/test_check.h test/test_data.h src/key_encoding.c src/cpu_radix.c src/run_threads.c src/key_encoding.h src/cpu_radix.h src/run_threads.h
+	$(CC) $(TEST_CFLAGS) -o $@ test/unit_test.c src/key_encoding.c src/cpu_radix.c src/run_threads.c -lm -lpthread
 
-test/kernel_test: test/kernel_test.c test/test_data.h test/test_check.h src/cpu_radix.c kernels/auto_config.h kernels/gpusort_test_hooks.h $(KERNEL_OBJS)
-	$(CC) $(TEST_CFLAGS) -o $@ test/kernel_test.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
+test/kernel_test: test/kernel_test.c test/test_data.h test/test_check.h src/cpu_radix.c src/run_threads.c kernels/auto_config.h kernels/gpusort_test_hooks.h $(KERNEL_OBJS)
+	$(CC) $(TEST_CFLAGS) -o $@ test/kernel_test.c src/cpu_radix.c src/run_threads.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm -lpthread
 
-bench/crossover: bench/crossover.c bench/bench_clock.h test/test_data.h src/cpu_radix.c $(KERNEL_OBJS)
-	$(CC) $(TEST_CFLAGS) -o $@ bench/crossover.c src/cpu_radix.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm
+bench/crossover: bench/crossover.c bench/bench_clock.h test/test_data.h src/cpu_radix.c src/run_threads.c $(KERNEL_OBJS)
+	$(CC) $(TEST_CFLAGS) -o $@ bench/crossover.c src/cpu_radix.c src/run_threads.c $(KERNEL_OBJS) $(CUDA_LIBS) -lm -lpthread
+
+bench/cpu_radix_threads: bench/cpu_radix_threads.c bench/bench_clock.h src/cpu_radix.c src/run_threads.c
+	$(CC) $(TEST_CFLAGS) -o $@ bench/cpu_radix_threads.c src/cpu_radix.c src/run_threads.c -lpthread
 
 # the GPU sorts beside CUB, Thrust and the CPU (needs nvcc; see bench/README.md)
-bench/sort_bench: bench/sort_bench.cu bench/bench_clock.h bench/bench_data.cuh test/test_data.h src/cpu_radix.c $(KERNEL_HEADERS) $(KERNEL_OBJS)
-	$(NVCC) $(NVCC_FLAGS) -Isrc -Ikernels -Itest -o $@ bench/sort_bench.cu src/cpu_radix.c \
+bench/sort_bench: bench/sort_bench.cu bench/bench_clock.h bench/bench_data.cuh test/test_data.h src/cpu_radix.c src/run_threads.c $(KERNEL_HEADERS) $(KERNEL_OBJS)
+	$(NVCC) $(NVCC_FLAGS) -Isrc -Ikernels -Itest -o $@ bench/sort_bench.cu src/cpu_radix.c src/run_threads.c \
 		$(filter-out kernels/sort_job.o,$(KERNEL_OBJS))
 
 bench/radix_tune: bench/radix_tune.cu bench/bench_data.cuh test/test_data.h $(KERNEL_HEADERS) $(KERNEL_OBJS)

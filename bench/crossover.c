@@ -67,7 +67,7 @@ main(int argc, char **argv)
 
 			test_fill(keys, n, DIST_UNIFORM, &rng);
 			t0 = now_ms();
-			cpu_radix_sort_rows((const uint32_t *const *) &keys, 1, n, perm, NULL, scratch, NULL);
+			cpu_radix_sort_rows((const uint32_t *const *) &keys, 1, n, perm, NULL, scratch, NULL, 1);
 			if (r > 0)
 				tc[r - 1] = now_ms() - t0;
 

@@ -268,7 +268,7 @@ bench_size(size_t n, const std::vector<int> &dists, size_t cpu_max_n)
 				const uint32_t *cols[2] = {words.data(), words.data() + (nw - 1) * n};
 
 				cpu_radix_sort_rows(cols, nw, n, perm.data(), NULL,
-									scratch.data(), NULL);
+									scratch.data(), NULL, 1);
 				t[s].push_back(now_ms() - t0);
 			}
 			for (size_t i = 1; i < n; i++)

@@ -15,14 +15,27 @@
  * words only, and each run of rows tied on them is then ordered by the
  * remaining words with a stable merge sort: half the passes of sorting all
  * of them, for a scan of the sorted first words.
+ *
+ * With several threads (at least PARALLEL_MIN_ROWS rows), each pass is cut
+ * into one block of rows per thread: every thread counts its block's
+ * digits, the counts give each (thread, digit) its place in the output in
+ * block order, and every thread scatters its block -- the same stable
+ * order as one thread's pass.  The histograms, the gathering of a word's
+ * keys and the identity permutation are shared out the same way.  The
+ * threads (run_threads.h) only read and write these arrays; the interrupt
+ * check runs between the steps.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_radix.h"
+#include "run_threads.h"
 
 #define RADIX 256
+
+/* fewest rows sorted with more than one thread */
+#define PARALLEL_MIN_ROWS ((size_t) 1 << 18)
 
 /* elements a loop handles between two calls of the interrupt check */
 #define CHECK_EVERY ((size_t) 1 << 20)
@@ -61,6 +74,178 @@ radix_pass(const uint32_t *kin, const uint32_t *vin, uint32_t *kout,
 	}
 }
 
+/* What one thread does in one step of a parallel LSD sort, on rows [from, to). */
+typedef enum RadixStep
+{
+	STEP_IDENTITY,				/* perm[i] = i */
+	STEP_HISTOGRAMS,			/* count4: the four digits of word[i] */
+	STEP_GATHER,				/* kout[i] = word[vin[i]] */
+	STEP_COUNT,					/* count: digit at shift of kin[i] */
+	STEP_SCATTER				/* (kin, vin)[i] to (kout, vout) at count (the block's places) */
+} RadixStep;
+
+typedef struct RadixPart
+{
+	RadixStep	step;
+	size_t		from;
+	size_t		to;
+	const uint32_t *word;
+	const uint32_t *kin;
+	const uint32_t *vin;
+	uint32_t   *kout;
+	uint32_t   *vout;
+	int			shift;
+	size_t		count[RADIX];
+	size_t		count4[4][RADIX];
+} RadixPart;
+
+static void
+radix_step(void *arg)
+{
+	RadixPart  *p = (RadixPart *) arg;
+
+	switch (p->step)
+	{
+		case STEP_IDENTITY:
+			for (size_t i = p->from; i < p->to; i++)
+				p->vout[i] = (uint32_t) i;
+			break;
+		case STEP_HISTOGRAMS:
+			memset(p->count4, 0, sizeof(p->count4));
+			for (size_t i = p->from; i < p->to; i++)
+			{
+				uint32_t	k = p->word[i];
+
+				p->count4[0][k & 0xff]++;
+				p->count4[1][(k >> 8) & 0xff]++;
+				p->count4[2][(k >> 16) & 0xff]++;
+				p->count4[3][k >> 24]++;
+			}
+			break;
+		case STEP_GATHER:
+			for (size_t i = p->from; i < p->to; i++)
+				p->kout[i] = p->word[p->vin[i]];
+			break;
+		case STEP_COUNT:
+			memset(p->count, 0, sizeof(p->count));
+			for (size_t i = p->from; i < p->to; i++)
+				p->count[(p->kin[i] >> p->shift) & (RADIX - 1)]++;
+			break;
+		case STEP_SCATTER:
+			for (size_t i = p->from; i < p->to; i++)
+			{
+				uint32_t	k = p->kin[i];
+				size_t		pos = p->count[(k >> p->shift) & (RADIX - 1)]++;
+
+				p->kout[pos] = k;
+				p->vout[pos] = p->vin[i];
+			}
+			break;
+	}
+}
+
+/* One step on rows [0, n) cut into nparts blocks (parts' other fields set). */
+static void
+run_step(RadixPart *parts, int nparts, RadixStep step, size_t n)
+{
+	for (int t = 0; t < nparts; t++)
+	{
+		parts[t].step = step;
+		parts[t].from = n * t / nparts;
+		parts[t].to = n * (t + 1) / nparts;
+	}
+	run_thread_parts(radix_step, parts, sizeof(RadixPart), nparts);
+}
+
+/*
+ * The parallel LSD sort: lsd_sort's contract, with nparts threads.  The
+ * parts (RUN_THREADS_MAX of them, about 10 kB each) are the caller's.
+ */
+static int
+lsd_sort_parallel(const uint32_t *const *words, int nwords, size_t n, uint32_t *perm,
+				  uint32_t *scratch, const uint32_t **sorted_w0,
+				  void (*interrupt_check) (void), RadixPart *parts, int nparts)
+{
+	uint32_t   *ka = scratch;
+	uint32_t   *kb = scratch + n;
+	uint32_t   *vb = scratch + 2 * n;
+	uint32_t   *keys = ka;
+	uint32_t   *vals = perm;
+	int			passes = 0;
+	bool		gathered_w0 = false;
+
+	for (int t = 0; t < nparts; t++)
+		parts[t].vout = perm;
+	run_step(parts, nparts, STEP_IDENTITY, n);
+	for (int w = nwords - 1; w >= 0; w--)
+	{
+		const uint32_t *word = words[w];
+		size_t		count[4][RADIX];
+		bool		constant = true;
+
+		if (interrupt_check)
+			interrupt_check();
+		for (int t = 0; t < nparts; t++)
+			parts[t].word = word;
+		run_step(parts, nparts, STEP_HISTOGRAMS, n);
+		memset(count, 0, sizeof(count));
+		for (int t = 0; t < nparts; t++)
+			for (int pl = 0; pl < 4; pl++)
+				for (int d = 0; d < RADIX; d++)
+					count[pl][d] += parts[t].count4[pl][d];
+		for (int pl = 0; pl < 4; pl++)
+			constant = constant && count[pl][(word[0] >> (8 * pl)) & 0xff] == n;
+		if (constant)
+			continue;
+		for (int t = 0; t < nparts; t++)
+		{
+			parts[t].vin = vals;
+			parts[t].kout = keys;
+		}
+		run_step(parts, nparts, STEP_GATHER, n);
+		gathered_w0 = w == 0;
+		for (int pl = 0; pl < 4; pl++)
+		{
+			uint32_t   *kout,
+					   *vout;
+			size_t		sum = 0;
+
+			if (count[pl][(keys[0] >> (8 * pl)) & 0xff] == n)
+				continue;
+			if (interrupt_check)
+				interrupt_check();
+			kout = keys == ka ? kb : ka;
+			vout = vals == perm ? vb : perm;
+			for (int t = 0; t < nparts; t++)
+			{
+				parts[t].kin = keys;
+				parts[t].vin = vals;
+				parts[t].kout = kout;
+				parts[t].vout = vout;
+				parts[t].shift = 8 * pl;
+			}
+			run_step(parts, nparts, STEP_COUNT, n);
+			/* block t's rows of digit d go after every earlier block's and digit's */
+			for (int d = 0; d < RADIX; d++)
+				for (int t = 0; t < nparts; t++)
+				{
+					size_t		c = parts[t].count[d];
+
+					parts[t].count[d] = sum;
+					sum += c;
+				}
+			run_step(parts, nparts, STEP_SCATTER, n);
+			keys = kout;
+			vals = vout;
+			passes++;
+		}
+	}
+	if (vals != perm)
+		memcpy(perm, vals, n * sizeof(uint32_t));
+	*sorted_w0 = gathered_w0 ? keys : NULL;
+	return passes;
+}
+
 /*
  * The LSD sort of the rows by words 0 .. nwords-1 into perm (scratch: 3n
  * words); *sorted_w0 is word 0 in sorted order (in scratch) where the last
@@ -69,7 +254,8 @@ radix_pass(const uint32_t *kin, const uint32_t *vin, uint32_t *kout,
  */
 static int
 lsd_sort(const uint32_t *const *words, int nwords, size_t n, uint32_t *perm,
-		 uint32_t *scratch, const uint32_t **sorted_w0, void (*interrupt_check) (void))
+		 uint32_t *scratch, const uint32_t **sorted_w0, void (*interrupt_check) (void),
+		 int nthreads)
 {
 	uint32_t   *ka = scratch;
 	uint32_t   *kb = scratch + n;
@@ -81,6 +267,13 @@ lsd_sort(const uint32_t *const *words, int nwords, size_t n, uint32_t *perm,
 	size_t		count[4][RADIX];
 
 	*sorted_w0 = NULL;
+	if (nthreads > 1 && n >= PARALLEL_MIN_ROWS)
+	{
+		RadixPart	parts[RUN_THREADS_MAX];
+
+		return lsd_sort_parallel(words, nwords, n, perm, scratch, sorted_w0, interrupt_check,
+								 parts, nthreads < RUN_THREADS_MAX ? nthreads : RUN_THREADS_MAX);
+	}
 	for (size_t i = 0; i < n; i++)
 	{
 		maybe_check(i, interrupt_check);
@@ -246,7 +439,7 @@ order_prefix_ties(const uint32_t *const *words, int nwords, size_t n, uint32_t *
 int
 cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 					uint32_t *perm, uint32_t *keys_out, uint32_t *scratch,
-					void (*interrupt_check) (void))
+					void (*interrupt_check) (void), int nthreads)
 {
 	const uint32_t *sorted_w0;
 	int			passes;
@@ -254,12 +447,14 @@ cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 	if (nwords > PREFIX_WORDS && n >= PREFIX_MIN_ROWS &&
 		prefix_ties_rare(words, n, (uint64_t *) scratch))
 	{
-		passes = lsd_sort(words, PREFIX_WORDS, n, perm, scratch, &sorted_w0, interrupt_check);
+		passes = lsd_sort(words, PREFIX_WORDS, n, perm, scratch, &sorted_w0, interrupt_check,
+						  nthreads);
 		/* the LSD's third buffer is free once perm holds its result */
 		order_prefix_ties(words, nwords, n, perm, sorted_w0, scratch + 2 * n, interrupt_check);
 	}
 	else
-		passes = lsd_sort(words, nwords, n, perm, scratch, &sorted_w0, interrupt_check);
+		passes = lsd_sort(words, nwords, n, perm, scratch, &sorted_w0, interrupt_check,
+						  nthreads);
 	if (keys_out && nwords > 0)
 		for (size_t i = 0; i < n; i++)
 			keys_out[i] = words[0][perm[i]];

@@ -24,11 +24,13 @@ cpu_radix_scratch_words(size_t n)
  * Write into perm (n entries) the stable permutation that sorts the rows by
  * their key words; keys_out (may be NULL) receives word 0 in sorted order.
  * Returns the number of 8-bit digit passes run (constant places are skipped).
- * interrupt_check, if not NULL, is called between passes.
+ * interrupt_check, if not NULL, is called between passes.  nthreads
+ * threads share each pass out where the rows are many (run_threads.h);
+ * the result is the same with any number.
  */
 int			cpu_radix_sort_rows(const uint32_t *const *words, int nwords, size_t n,
 								uint32_t *perm, uint32_t *keys_out,
 								uint32_t *scratch,
-								void (*interrupt_check) (void));
+								void (*interrupt_check) (void), int nthreads);
 
 #endif

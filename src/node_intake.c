@@ -25,7 +25,6 @@
 #include "key_finish.h"
 #include "phase_hook.h"
 #include "node_state.h"
-#include "run_threads.h"
 #include "sort_keys.h"
 
 /* how many rows the node reads between looks for chunks the workers filled */
@@ -595,7 +594,7 @@ finish_begin(GpuSortState *state, KeyFinish *kf, Size n)
 	gpusort_finish_setup(kf, keys, nk, state->codes[first], state->descending[first]);
 	kf->fetch = fetch_finish_values;
 	kf->arg = state;
-	kf->threads = run_threads_allowed();
+	kf->threads = gpusort_threads_allowed();
 	/* what the budget leaves (the key words, permutation and tie bits are held meanwhile) */
 	kf->max_bytes = state->limit_bytes - Min(state->limit_bytes,
 											 used_bytes(state, n, n, key_row_bytes(state)) +

@@ -1,13 +1,10 @@
 /*
  * run_threads.c -- one function run on the parts of a piece of work by
- * threads of this backend (see run_threads.h).
+ * threads of this process (see run_threads.h).
  */
-#include "postgres.h"
-
 #include <pthread.h>
 #include <signal.h>
-
-#include "optimizer/cost.h"
+#include <stdbool.h>
 
 #include "run_threads.h"
 
@@ -27,7 +24,7 @@ thread_main(void *arg)
 }
 
 void
-run_thread_parts(ThreadPartFn fn, void *parts, Size part_size, int nparts)
+run_thread_parts(ThreadPartFn fn, void *parts, size_t part_size, int nparts)
 {
 	pthread_t	threads[RUN_THREADS_MAX];
 	ThreadStart starts[RUN_THREADS_MAX];
@@ -36,7 +33,8 @@ run_thread_parts(ThreadPartFn fn, void *parts, Size part_size, int nparts)
 				old;
 	bool		masked;
 
-	Assert(nparts >= 1 && nparts <= RUN_THREADS_MAX);
+	if (nparts > RUN_THREADS_MAX)
+		nparts = RUN_THREADS_MAX;
 	sigfillset(&all);
 	masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
 	for (int t = 1; t < nparts; t++)
@@ -55,10 +53,4 @@ run_thread_parts(ThreadPartFn fn, void *parts, Size part_size, int nparts)
 		else
 			fn((char *) parts + t * part_size);
 	}
-}
-
-int
-run_threads_allowed(void)
-{
-	return Min(1 + max_parallel_workers_per_gather, RUN_THREADS_MAX);
 }

@@ -14,6 +14,7 @@
 
 #include "access/parallel.h"
 #include "miscadmin.h"
+#include "optimizer/cost.h"
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 
@@ -23,6 +24,7 @@
 #include "cpu_radix.h"
 #include "device_opener.h"
 #include "phase_hook.h"
+#include "run_threads.h"
 #include "../kernels/gpusort_kernels.h"
 
 typedef enum GpuState
@@ -162,7 +164,7 @@ cpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		return false;
 	INSTR_TIME_SET_CURRENT(start);
 	run->passes = cpu_radix_sort_rows(words, nwords, n, perm, NULL, scratch,
-									  interrupt_check);
+									  interrupt_check, gpusort_threads_allowed());
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);
 	run->sort_ms = INSTR_TIME_GET_MILLISEC(elapsed);
@@ -359,4 +361,10 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 	elog(DEBUG1, "gpusort: sorted %zu rows on the CPU (%s) with %s (%s), %d passes",
 		 n, run->device_reason, run->algorithm, run->algorithm_reason, run->passes);
 	return true;
+}
+
+int
+gpusort_threads_allowed(void)
+{
+	return Min(1 + max_parallel_workers_per_gather, RUN_THREADS_MAX);
 }

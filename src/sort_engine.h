@@ -83,4 +83,12 @@ extern void gpusort_gpu_prepare(size_t n);
 #define GPUSORT_TIE_BITS_BYTES(n) (((Size) (n) + 31) / 32 * sizeof(uint32))
 extern uint32 *gpusort_tie_bits_for(MemoryContext cxt, size_t n);
 
+/*
+ * The threads a sort's CPU work may use (the CPU radix sort, the ICU
+ * finish): the leader and the parallel workers the session allows a
+ * Gather (max_parallel_workers_per_gather), at most RUN_THREADS_MAX
+ * (run_threads.h).
+ */
+extern int	gpusort_threads_allowed(void);
+
 #endif

@@ -264,7 +264,7 @@ run_case(test_distribution d, size_t n, int nwords, int high_constant, gpusort_a
 			uint32_t   *scratch = malloc((cpu_radix_scratch_words(n) + 1) * sizeof(uint32_t));
 			int			same = 1;
 
-			cpu_radix_sort_rows(cols, nwords, n, ref, NULL, scratch, NULL);
+			cpu_radix_sort_rows(cols, nwords, n, ref, NULL, scratch, NULL, 1);
 			for (size_t i = 0; i < n && same; i++)
 				same = ref[i] == r.perm[i];
 			CHECK(same, "%s %s n=%zu nwords=%d: differs from the CPU reference",
@@ -322,7 +322,7 @@ run_range_case(size_t n, int nwords, int bits, int skew, uint64_t *rng)
 	check_status(st, "range sort");
 	if (st == GPUSORT_OK)
 	{
-		cpu_radix_sort_rows(cols, nwords, n, ref, NULL, scratch, NULL);
+		cpu_radix_sort_rows(cols, nwords, n, ref, NULL, scratch, NULL, 1);
 		for (size_t i = 0; i < n && same; i++)
 			same = ref[i] == perm[i];
 		CHECK(same, "radix, %d-bit keys over %d bits%s, n=%zu: differs from the CPU reference",

@@ -169,12 +169,14 @@ ref_cmp(const void *a, const void *b)
 }
 
 /*
- * cpu_radix_sort_rows on n rows of nwords words (word-major): a
+ * cpu_radix_sort_rows on n rows of nwords words (word-major), with one
+ * thread and with four (which share the passes out from 262,144 rows): a
  * permutation in key order, equal to the stable qsort reference, with
  * keys_out word 0 in that order.  `what` names the case in failures.
  */
 static void
-check_cpu_radix(const uint32_t *words, int nwords, size_t n, const char *what)
+check_cpu_radix_threads(const uint32_t *words, int nwords, size_t n, const char *what,
+						int nthreads)
 {
 	uint32_t   *perm = malloc((n + 1) * sizeof(uint32_t));
 	uint32_t   *ref = malloc((n + 1) * sizeof(uint32_t));
@@ -188,9 +190,10 @@ check_cpu_radix(const uint32_t *words, int nwords, size_t n, const char *what)
 	for (size_t i = 0; i < n; i++)
 		perm[i] = ref[i] = 0xdeadbeef;
 	cpu_radix_sort_rows(test_word_columns(words, nwords, n, cols), nwords, n,
-						perm, keys, scratch, NULL);
+						perm, keys, scratch, NULL, nthreads);
 	err = test_check_permutation(words, nwords, n, perm, &where);
-	CHECK(err == NULL, "cpu radix %s n=%zu nwords=%d: %s at %zu", what, n, nwords, err, where);
+	CHECK(err == NULL, "cpu radix %s n=%zu nwords=%d threads=%d: %s at %zu", what, n, nwords,
+		  nthreads, err, where);
 
 	for (size_t i = 0; i < n; i++)
 		ref[i] = (uint32_t) i;
@@ -200,11 +203,19 @@ check_cpu_radix(const uint32_t *words, int nwords, size_t n, const char *what)
 	qsort(ref, n, sizeof(uint32_t), ref_cmp);
 	for (size_t i = 0; i < n && same; i++)
 		same = ref[i] == perm[i] && keys[i] == words[perm[i]];
-	CHECK(same, "cpu radix %s n=%zu nwords=%d differs from qsort reference", what, n, nwords);
+	CHECK(same, "cpu radix %s n=%zu nwords=%d threads=%d differs from qsort reference", what, n,
+		  nwords, nthreads);
 	free(perm);
 	free(ref);
 	free(keys);
 	free(scratch);
+}
+
+static void
+check_cpu_radix(const uint32_t *words, int nwords, size_t n, const char *what)
+{
+	check_cpu_radix_threads(words, nwords, n, what, 1);
+	check_cpu_radix_threads(words, nwords, n, what, 4);
 }
 
 static void
