@@ -48,6 +48,7 @@
 #include "utils/rel.h"
 
 #include "guc.h"
+#include "gpusort_cost.h"
 #include "gpusort_node.h"
 #include "gpusort_plan.h"
 #include "parallel_fill.h"
@@ -202,10 +203,46 @@ first_code_not_whole(const GpuSortKeyCode *codes, int nkeys)
  * native node kept, if a key is unsupported or a list is not of a shape
  * understood here.
  */
+/*
+ * Is a GpuSort of these keys over child expected to cost less than the
+ * native nodes it replaces (native_cost: their own cost, less the cost of
+ * the plan below them), with added_cost for what the rewrite puts below
+ * it (a Gather in place of a Gather Merge)?  est: the GpuSort's estimate.
+ * Always true with gpusort.cost_model off.
+ */
+static bool
+expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *codes, int nkeys,
+				int64 bound, Cost native_cost, Cost added_cost, GpuSortCost *est)
+{
+	GpuSortCostInput in;
+
+	memset(&in, 0, sizeof(in));
+	in.rows = top->plan_rows;
+	in.width = top->plan_width;
+	in.prefix_code = first_code_not_whole(codes, nkeys);
+	in.bound = bound;
+	for (int k = 0; k < nkeys; k++)
+	{
+		in.key_words += gpusort_code_words(codes[k], keys[k].type);
+		if (!gpusort_code_lossless(codes[k], keys[k].type))
+			in.ties_finished = true;
+		if (gpusort_code_checked(codes[k]))
+			in.checked = true;
+	}
+	gpusort_estimate(&in, est);
+	if (!gpusort_cost_model)
+		return true;
+	elog(DEBUG1, "gpusort: %.0f rows: GpuSort %.1f (%s; intake %.1f, sort %.1f, finish %.1f, emit %.1f, below %.1f) against native %.1f",
+		 in.rows, est->total + added_cost, est->on_gpu ? "GPU" : "CPU", est->intake, est->sort,
+		 est->finish, est->emit, added_cost, native_cost);
+	return est->total + added_cost < native_cost;
+}
+
 static Plan *
 make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int64 bound,
-			 bool native_parallel)
+			 bool native_parallel, Cost native_cost, Cost added_cost)
 {
+	GpuSortCost est;
 	CustomScan *cscan;
 	List	   *columns = spec->keyed->targetlist;
 	List	   *attnos = NIL,
@@ -275,6 +312,10 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	if (!fits_memory_budget(child, top->plan_rows, keys, codes, spec->numCols, bound))
 		return NULL;
 
+	/* gpusort.cost_model: only where GpuSort is expected to cost less */
+	if (!expected_to_win(top, keys, codes, spec->numCols, bound, native_cost, added_cost, &est))
+		return NULL;
+
 	/* scan tuple = the child's row; output = top's targetlist over it */
 	tlist = to_scan_columns(top->targetlist, columns);
 	if (tlist == NIL && top->targetlist != NIL)
@@ -283,6 +324,12 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	cscan = makeNode(CustomScan);
 	cscan->scan.plan.startup_cost = top->startup_cost;
 	cscan->scan.plan.total_cost = top->total_cost;
+	if (gpusort_cost_model)
+	{
+		/* what the model expects: the child's cost and the GpuSort's own */
+		cscan->scan.plan.startup_cost = child->total_cost + est.startup;
+		cscan->scan.plan.total_cost = child->total_cost + est.total;
+	}
 	cscan->scan.plan.plan_rows = top->plan_rows;
 	cscan->scan.plan.plan_width = top->plan_width;
 	gpusort_copy_disabled_nodes(&cscan->scan.plan, top);
@@ -502,7 +549,8 @@ rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
 	if (!big_enough(&sort->plan) || sort->plan.qual != NIL)
 		return (Plan *) sort;
 	gpusort = make_gpusort(&spec, &sort->plan, sort->plan.lefttree,
-						   sort->plan.plan_node_id, bound, false);
+						   sort->plan.plan_node_id, bound, false,
+						   sort->plan.total_cost - sort->plan.lefttree->total_cost, 0);
 	if (gpusort == NULL)
 		return (Plan *) sort;
 	if (runtime_limit != NULL && bound < 0)
@@ -550,8 +598,17 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
 	gather->initParam = bms_copy(gm->initParam);
 
 	/* the Gather Merge's initPlans move up to the GpuSort */
+	if (gpusort_cost_model)
+	{
+		/* a Gather's cost (cost_gather): start-up and each row through a tuple queue */
+		gather->plan.startup_cost = sort->plan.lefttree->startup_cost + parallel_setup_cost;
+		gather->plan.total_cost = sort->plan.lefttree->total_cost + parallel_setup_cost +
+			parallel_tuple_cost * gm->plan.plan_rows;
+	}
+	/* native: the workers' Sorts and the Gather Merge; GpuSort: the Gather and itself */
 	gpusort = make_gpusort(&spec, &gm->plan, (Plan *) gather, sort->plan.plan_node_id, bound,
-						   true);
+						   true, gm->plan.total_cost - sort->plan.lefttree->total_cost,
+						   gather->plan.total_cost - sort->plan.lefttree->total_cost);
 	if (gpusort != NULL)
 	{
 		if (runtime_limit != NULL && bound < 0)

@@ -1,0 +1,218 @@
+/*
+ * gpusort_cost.c -- what a GpuSort is expected to cost.
+ *
+ * Every figure is a multiple of cpu_operator_cost, as PostgreSQL's own
+ * sort estimate is (a comparison costs 2 of them), so that the estimate
+ * scales with the session's cost settings as the native Sort's does.  The
+ * figures were measured on the CPU path of a 2-core Debian 12 machine
+ * (PostgreSQL 18, where the native in-memory Sort of 1M int4 rows took
+ * about 28 ns per cpu_operator_cost of its estimate) and, for the GPU's
+ * part, taken from the H100/H200 benchmarks in bench/results as ratios to
+ * the CPU figures of the same work.  doc/cost_model.md gives the
+ * measurements behind each.
+ *
+ * A GpuSort of n rows of w bytes, k key words a row:
+ *
+ *   intake  n * (INTAKE_ROW + INTAKE_BYTE * w + encoding of the keys)
+ *   sort    GPU: GPU_JOB + n * k * GPU_SORT_WORD + n * (4k + 4) * TRANSFER_BYTE
+ *           CPU: n * k * CPU_SORT_WORD
+ *   finish  n * TIE_SHARE * FINISH_ROW where a key is sorted by a prefix,
+ *           plus n * CHECK_ROW where a libc key's order is checked
+ *   emit    n * (EMIT_ROW + EMIT_BYTE * w)
+ *   plus    STARTUP once
+ *
+ * Under a bound b <= GPUSORT_TOPK_MAX_BOUND the rows go through a CPU
+ * top-k heap: n * TOPK_ROW, plus the rows that enter the heap,
+ * b * (1 + ln(n / b)), each stored and sifted (INTAKE_ROW + INTAKE_BYTE * w
+ * + log2(b) comparisons); b rows are emitted.  Under a larger bound every
+ * row is read and compared with the cut (CUT_ROW), and about CUT_KEEP * b
+ * rows are stored and sorted.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/parallel.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+
+#include "guc.h"
+#include "gpusort_cost.h"
+#include "gpusort_plan.h"
+#include "sort_engine.h"
+
+/*
+ * Once per GpuSort: the node's start (memory contexts, the first 65,536
+ * rows' worth of store) and end.  A GpuSort of 100 int4 rows took 0.09 ms
+ * more than the native Sort's 0.03 ms (CPU path, 2-core machine).
+ */
+#define STARTUP_OPS				1500.0
+
+/*
+ * Storing one row: copying the tuple into the row store and its pointer,
+ * per row and per byte.  CPU path, 1M rows: fill less the scan below was
+ * 75 ns a row of 4 bytes (int4) and 190 ns a row of 120 bytes.
+ */
+#define INTAKE_ROW_OPS			2.5
+#define INTAKE_BYTE_OPS			0.035
+
+/*
+ * Encoding one key of a row, by code: WHOLE and BYTES read the value; an
+ * abbreviated key calls the type's abbreviation (numeric: 25 ns); ICU
+ * builds a sort key (about 400 ns for a short name, shape 6 of
+ * shapes-1000000-h200.md: fill 442 ms of which 2/3 in the workers); libc
+ * calls strxfrm (about 1 us).
+ */
+#define ENCODE_WHOLE_OPS		0.3
+#define ENCODE_BYTES_OPS		0.6
+#define ENCODE_ABBREV_OPS		1.0
+#define ENCODE_ICU_OPS			14.0
+#define ENCODE_LIBC_OPS			35.0
+
+/*
+ * The CPU radix sort, per row and 32-bit key word (four 8-bit passes over
+ * key and index): 1M int4 keys in 28 ms (crossover-h100.md, one core;
+ * about the same here).
+ */
+#define CPU_SORT_WORD_OPS		1.0
+
+/*
+ * The GPU sort: a job's fixed cost (create, launch, synchronise) of about
+ * 0.16 ms (crossover-h100.md: 0.164 ms at 1024 keys), and per row and key
+ * word 0.5 ms for 10M rows of one word (order_by-10000000-h100-run6.md:
+ * sort 0.5 ms); the transfer of keys and permutation over PCIe, about 3 ns
+ * a byte both ways (to device 4.3 ms and from device 11.7 ms for 10M rows
+ * of one key word, order_by-10000000-h100-run6.md).
+ */
+#define GPU_JOB_OPS				6000.0
+#define GPU_SORT_WORD_OPS		0.002
+#define TRANSFER_BYTE_OPS		0.1
+
+/*
+ * Rows whose prefixes tie are ordered with PostgreSQL's comparators on the
+ * CPU: a share of the rows (74,043 of 1M names under ICU in shape 6 of
+ * shapes-1000000-h200.md), each about 400 ns (29.7 ms for those rows).
+ * A libc key's sorted rows are each compared with the next by strcoll
+ * (about 150 ns).
+ */
+#define TIE_SHARE				0.10
+#define FINISH_ROW_OPS			14.0
+#define CHECK_ROW_OPS			5.0
+
+/*
+ * Handing one row up: a slot from the row store (by-reference row or
+ * columns), per row and per byte.  CPU path, 1M rows: emit was 45 ns a
+ * row of 4 bytes and 70 ns a row of 120 bytes; on the H100 host 28-39 ns
+ * a row of 93 bytes (order_by-10000000-h100-run6.md).
+ */
+#define EMIT_ROW_OPS			1.5
+#define EMIT_BYTE_OPS			0.008
+
+/*
+ * The CPU top-k heap, per row read: its key encoded and compared with the
+ * heap's top (CPU path, 1M int4 rows under LIMIT 10: 30 ns a row more
+ * than the scan).
+ */
+#define TOPK_ROW_OPS			1.0
+
+/*
+ * A bound above GPUSORT_TOPK_MAX_BOUND: each row's key is compared with
+ * the cut, and about 2.5 times the bound's rows are stored (514,274 of 1M
+ * under LIMIT 200000, shape 13 of shapes-1000000-h200.md).
+ */
+#define CUT_ROW_OPS				0.5
+#define CUT_KEEP				2.5
+
+bool
+gpusort_cost_gpu_path(double n)
+{
+	if (gpusort_device == GPUSORT_DEVICE_CPU ||
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU)
+		return false;
+	if (gpusort_device == GPUSORT_DEVICE_AUTO &&
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_AUTO &&
+		n < (double) gpusort_gpu_min_elements)
+		return false;
+	return !gpusort_gpu_known_unusable();
+}
+
+static double
+encode_ops(GpuSortKeyCode code)
+{
+	switch (code)
+	{
+		case GPUSORT_CODE_BYTES:
+			return ENCODE_BYTES_OPS;
+		case GPUSORT_CODE_ABBREV:
+			return ENCODE_ABBREV_OPS;
+		case GPUSORT_CODE_ICU:
+			return ENCODE_ICU_OPS;
+		case GPUSORT_CODE_LIBC:
+			return ENCODE_LIBC_OPS;
+		default:
+			return ENCODE_WHOLE_OPS;
+	}
+}
+
+/* Sorting n rows of k key words: GPU or CPU path. */
+static Cost
+sort_ops(double n, int k, bool gpu)
+{
+	if (gpu)
+		return GPU_JOB_OPS + n * k * GPU_SORT_WORD_OPS +
+			n * (4.0 * k + 4.0) * TRANSFER_BYTE_OPS;
+	return n * k * CPU_SORT_WORD_OPS;
+}
+
+void
+gpusort_estimate(const GpuSortCostInput *in, GpuSortCost *est)
+{
+	double		n = Max(in->rows, 1.0);
+	double		w = Max(in->width, 0);
+	double		row_ops = INTAKE_ROW_OPS + INTAKE_BYTE_OPS * w;
+	double		encode = encode_ops(in->prefix_code) + ENCODE_WHOLE_OPS * Max(in->key_words - 1, 0);
+	double		stored = n;
+	double		out = n;
+	double		intake,
+				sort,
+				finish = 0,
+				emit;
+
+	memset(est, 0, sizeof(*est));
+	if (in->bound >= 0 && in->bound <= GPUSORT_TOPK_MAX_BOUND)
+	{
+		/* the CPU top-k heap: every row compared, a few stored */
+		double		b = Max((double) in->bound, 1.0);
+		double		entered = Min(n, b * (1.0 + log(Max(n / b, 1.0))));
+
+		intake = n * (TOPK_ROW_OPS + encode) +
+			entered * (row_ops + 2.0 * log2(Max(b, 2.0)));
+		sort = 0;
+		out = Min(n, b);
+		est->on_gpu = false;
+	}
+	else
+	{
+		if (in->bound >= 0)
+		{
+			/* candidates under the cut */
+			stored = Min(n, CUT_KEEP * (double) in->bound);
+			out = Min(n, (double) in->bound);
+		}
+		est->on_gpu = gpusort_cost_gpu_path(stored);
+		intake = n * (encode + (stored < n ? CUT_ROW_OPS : 0)) + stored * row_ops;
+		sort = sort_ops(stored, Max(in->key_words, 1), est->on_gpu);
+		if (in->ties_finished)
+			finish = stored * TIE_SHARE * FINISH_ROW_OPS;
+		if (in->checked)
+			finish += stored * CHECK_ROW_OPS;
+	}
+	emit = out * (EMIT_ROW_OPS + EMIT_BYTE_OPS * w);
+
+	est->intake = intake * cpu_operator_cost;
+	est->sort = sort * cpu_operator_cost;
+	est->finish = finish * cpu_operator_cost;
+	est->emit = emit * cpu_operator_cost;
+	est->startup = STARTUP_OPS * cpu_operator_cost + est->intake + est->sort + est->finish;
+	est->total = est->startup + est->emit;
+}
