@@ -12,7 +12,7 @@ MODULE_big = gpusort
 DATA = gpusort--1.0.sql gpusort--1.0--1.1.sql
 PGFILEDESC = "gpusort - sorting on NVIDIA GPUs"
 
-REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values gpusort_node \
+REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values gpusort_node gpusort_cost \
 	gpusort_algorithms gpusort_plan_shapes gpusort_memory gpusort_key_types \
 	gpusort_bounded
 REGRESS_OPTS = --load-extension=gpusort

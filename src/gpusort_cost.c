@@ -5,11 +5,14 @@
  * sort estimate is (a comparison costs 2 of them), so that the estimate
  * scales with the session's cost settings as the native Sort's does.  The
  * figures were measured on the CPU path of a 2-core Debian 12 machine
- * (PostgreSQL 18, where the native in-memory Sort of 1M int4 rows took
- * about 28 ns per cpu_operator_cost of its estimate) and, for the GPU's
- * part, taken from the H100/H200 benchmarks in bench/results as ratios to
- * the CPU figures of the same work.  doc/cost_model.md gives the
- * measurements behind each.
+ * (PostgreSQL 18, whose in-memory Sort of 1M int4 rows took about 4 ns
+ * per cpu_operator_cost of its estimate: 1 ms is about 250,000 of them)
+ * and, for the GPU's part, taken from the H100/H200 benchmarks in
+ * bench/results.  doc/cost_model.md gives the measurements behind each.
+ *
+ * The native side is the replaced nodes' own estimate (their total cost
+ * less their input's) plus what cost_sort leaves out, the bytes a Sort
+ * moves (gpusort_native_sort_extra).
  *
  * A GpuSort of n rows of w bytes, k key words a row:
  *
@@ -32,7 +35,6 @@
 
 #include <math.h>
 
-#include "access/parallel.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 
@@ -42,86 +44,110 @@
 #include "sort_engine.h"
 
 /*
- * Once per GpuSort: the node's start (memory contexts, the first 65,536
- * rows' worth of store) and end.  A GpuSort of 100 int4 rows took 0.09 ms
- * more than the native Sort's 0.03 ms (CPU path, 2-core machine).
+ * Once per GpuSort: the node's start (memory contexts, the first rows'
+ * store) and end, about 20 us: a GpuSort of 100 rows of 109 bytes took
+ * 0.04 ms in its phases, the native Sort 0.07 ms in all.
  */
-#define STARTUP_OPS				1500.0
+#define STARTUP_OPS				5000.0
 
 /*
- * Storing one row: copying the tuple into the row store and its pointer,
+ * Storing one row: copying the tuple into the row store with its pointer,
  * per row and per byte.  CPU path, 1M rows: fill less the scan below was
- * 75 ns a row of 4 bytes (int4) and 190 ns a row of 120 bytes.
+ * 72 ns a row of 4 bytes and 158 ns a row of 109 bytes.
  */
-#define INTAKE_ROW_OPS			2.5
-#define INTAKE_BYTE_OPS			0.035
+#define INTAKE_ROW_OPS			18.0
+#define INTAKE_BYTE_OPS			0.2
 
 /*
- * Encoding one key of a row, by code: WHOLE and BYTES read the value; an
- * abbreviated key calls the type's abbreviation (numeric: 25 ns); ICU
- * builds a sort key (about 400 ns for a short name, shape 6 of
- * shapes-1000000-h200.md: fill 442 ms of which 2/3 in the workers); libc
- * calls strxfrm (about 1 us).
+ * Encoding one key of a row, by code: a WHOLE key's value is read; BYTES
+ * copies up to 24 bytes; an abbreviated key calls the type's abbreviation
+ * (numeric, about 25 ns); ICU builds a sort key (about 400 ns for a short
+ * name: shape 6 of shapes-1000000-h200.md stored 1M rows in 442 ms, 2/3 of
+ * them in 2 workers); libc calls strxfrm (about 1 us, shape 7 against 6).
  */
-#define ENCODE_WHOLE_OPS		0.3
-#define ENCODE_BYTES_OPS		0.6
-#define ENCODE_ABBREV_OPS		1.0
-#define ENCODE_ICU_OPS			14.0
-#define ENCODE_LIBC_OPS			35.0
+#define ENCODE_WHOLE_OPS		0.5
+#define ENCODE_BYTES_OPS		2.0
+#define ENCODE_ABBREV_OPS		6.0
+#define ENCODE_ICU_OPS			100.0
+#define ENCODE_LIBC_OPS			250.0
 
 /*
- * The CPU radix sort, per row and 32-bit key word (four 8-bit passes over
- * key and index): 1M int4 keys in 28 ms (crossover-h100.md, one core;
- * about the same here).
+ * The CPU radix sort, per row and 32-bit key word: 1M int4 keys in 30 ms
+ * (CPU path here; 28 ms on the H100 host's CPU, crossover-h100.md).
  */
-#define CPU_SORT_WORD_OPS		1.0
+#define CPU_SORT_WORD_OPS		7.5
 
 /*
- * The GPU sort: a job's fixed cost (create, launch, synchronise) of about
- * 0.16 ms (crossover-h100.md: 0.164 ms at 1024 keys), and per row and key
- * word 0.5 ms for 10M rows of one word (order_by-10000000-h100-run6.md:
- * sort 0.5 ms); the transfer of keys and permutation over PCIe, about 3 ns
- * a byte both ways (to device 4.3 ms and from device 11.7 ms for 10M rows
- * of one key word, order_by-10000000-h100-run6.md).
+ * The GPU sort: a job's fixed cost (create, launch, synchronise), 0.16 ms
+ * (crossover-h100.md: 0.164 ms for 1024 keys); per row and key word, 0.5
+ * ms for 10M rows of one word (order_by-10000000-h100-run6.md, sort); the
+ * transfer of keys and permutation, and of reordered columns, 0.4 ns a
+ * byte of key words and permutation (to device 4.3-10.5 ms and from device
+ * 11.7-29.7 ms for 10M rows of one key word, order_by-10000000-h100-run6.md).
  */
-#define GPU_JOB_OPS				6000.0
-#define GPU_SORT_WORD_OPS		0.002
+#define GPU_JOB_OPS				40000.0
+#define GPU_SORT_WORD_OPS		0.0125
 #define TRANSFER_BYTE_OPS		0.1
 
 /*
  * Rows whose prefixes tie are ordered with PostgreSQL's comparators on the
  * CPU: a share of the rows (74,043 of 1M names under ICU in shape 6 of
- * shapes-1000000-h200.md), each about 400 ns (29.7 ms for those rows).
- * A libc key's sorted rows are each compared with the next by strcoll
+ * shapes-1000000-h200.md), each about 400 ns (29.7 ms for those rows).  A
+ * libc key's sorted rows are each compared with the next by strcoll
  * (about 150 ns).
  */
 #define TIE_SHARE				0.10
-#define FINISH_ROW_OPS			14.0
-#define CHECK_ROW_OPS			5.0
+#define FINISH_ROW_OPS			100.0
+#define CHECK_ROW_OPS			40.0
 
 /*
- * Handing one row up: a slot from the row store (by-reference row or
- * columns), per row and per byte.  CPU path, 1M rows: emit was 45 ns a
- * row of 4 bytes and 70 ns a row of 120 bytes; on the H100 host 28-39 ns
- * a row of 93 bytes (order_by-10000000-h100-run6.md).
+ * Handing one row up, per row and per byte.  CPU path, 1M rows: emit was
+ * 41 ns a row of 4 bytes and 80 ns a row of 109 bytes; on the H100 host
+ * 28-39 ns a row of 93 bytes (order_by-10000000-h100-run6.md).
  */
-#define EMIT_ROW_OPS			1.5
-#define EMIT_BYTE_OPS			0.008
+#define EMIT_ROW_OPS			10.0
+#define EMIT_BYTE_OPS			0.1
 
 /*
  * The CPU top-k heap, per row read: its key encoded and compared with the
- * heap's top (CPU path, 1M int4 rows under LIMIT 10: 30 ns a row more
- * than the scan).
+ * heap's top.  CPU path, 1M rows of 109 bytes under LIMIT 10: fill less
+ * the scan was 27 ns a row.
  */
-#define TOPK_ROW_OPS			1.0
+#define TOPK_ROW_OPS			7.0
 
 /*
  * A bound above GPUSORT_TOPK_MAX_BOUND: each row's key is compared with
  * the cut, and about 2.5 times the bound's rows are stored (514,274 of 1M
  * under LIMIT 200000, shape 13 of shapes-1000000-h200.md).
  */
-#define CUT_ROW_OPS				0.5
+#define CUT_ROW_OPS				3.0
 #define CUT_KEEP				2.5
+
+/*
+ * The native Sort's work per byte of row that cost_sort leaves out: it
+ * copies each row into its memory and hands it up, and compares rows
+ * spread over that memory.  CPU path, 1M rows in memory: 160 ms for rows
+ * of 4 bytes, 1180 ms for rows of 109 bytes, at the same estimate
+ * (102,158, about 1.6 us a unit or 4 ns a cpu_operator_cost).
+ */
+#define NATIVE_BYTE_OPS			2.0
+
+/* Rows a heap of bound b keeps, of n read in random order: b (1 + ln(n / b)). */
+static double
+heap_entries(double n, double b)
+{
+	b = Max(b, 1.0);
+	return Min(n, b * (1.0 + log(Max(n / b, 1.0))));
+}
+
+Cost
+gpusort_native_sort_extra(double rows, int width, int64 bound)
+{
+	/* a bounded heap sort (cost_sort's, where 2 * bound rows fit work_mem) keeps few */
+	if (bound >= 0 && 2.0 * bound < rows)
+		rows = heap_entries(rows, (double) bound);
+	return Max(rows, 0) * NATIVE_BYTE_OPS * Max(width, 0) * cpu_operator_cost;
+}
 
 bool
 gpusort_cost_gpu_path(double n)
@@ -183,7 +209,7 @@ gpusort_estimate(const GpuSortCostInput *in, GpuSortCost *est)
 	{
 		/* the CPU top-k heap: every row compared, a few stored */
 		double		b = Max((double) in->bound, 1.0);
-		double		entered = Min(n, b * (1.0 + log(Max(n / b, 1.0))));
+		double		entered = heap_entries(n, b);
 
 		intake = n * (TOPK_ROW_OPS + encode) +
 			entered * (row_ops + 2.0 * log2(Max(b, 2.0)));

@@ -47,6 +47,13 @@ typedef struct GpuSortCost
  */
 extern bool gpusort_cost_gpu_path(double n);
 
+/*
+ * What a native Sort of rows rows of width bytes (under bound, or -1)
+ * costs beyond its own estimate: cost_sort counts comparisons, not the
+ * bytes the Sort moves.
+ */
+extern Cost gpusort_native_sort_extra(double rows, int width, int64 bound);
+
 /* The estimate for in (est: filled in). */
 extern void gpusort_estimate(const GpuSortCostInput *in, GpuSortCost *est);
 

@@ -550,7 +550,9 @@ rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
 		return (Plan *) sort;
 	gpusort = make_gpusort(&spec, &sort->plan, sort->plan.lefttree,
 						   sort->plan.plan_node_id, bound, false,
-						   sort->plan.total_cost - sort->plan.lefttree->total_cost, 0);
+						   sort->plan.total_cost - sort->plan.lefttree->total_cost +
+						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width, bound),
+						   0);
 	if (gpusort == NULL)
 		return (Plan *) sort;
 	if (runtime_limit != NULL && bound < 0)
@@ -607,7 +609,8 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
 	}
 	/* native: the workers' Sorts and the Gather Merge; GpuSort: the Gather and itself */
 	gpusort = make_gpusort(&spec, &gm->plan, (Plan *) gather, sort->plan.plan_node_id, bound,
-						   true, gm->plan.total_cost - sort->plan.lefttree->total_cost,
+						   true, gm->plan.total_cost - sort->plan.lefttree->total_cost +
+						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width, bound),
 						   gather->plan.total_cost - sort->plan.lefttree->total_cost);
 	if (gpusort != NULL)
 	{
