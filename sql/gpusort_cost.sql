@@ -26,15 +26,15 @@ EXPLAIN (COSTS OFF) SELECT * FROM cost_wide WHERE id <= 20 ORDER BY k;
 -- a sort whose input is tiny next to the work below it: the native Sort
 EXPLAIN (COSTS OFF) SELECT g10, count(*) FROM cost_wide GROUP BY g10 ORDER BY 2 DESC;
 
--- LIMIT 1: the native bounded heap keeps one row and compares each row once
-EXPLAIN (COSTS OFF) SELECT * FROM cost_wide ORDER BY k LIMIT 1;
--- LIMIT 1000: GpuSort's top-k heap reads a row for less
+-- a bounded sort of few rows: the native bounded heap
+EXPLAIN (COSTS OFF) SELECT * FROM cost_wide WHERE id <= 20 ORDER BY k LIMIT 5;
+-- LIMIT 1000 of many rows: GpuSort's top-k heap reads a row for less
 EXPLAIN (COSTS OFF) SELECT * FROM cost_wide ORDER BY k LIMIT 1000;
 
 -- gpusort.cost_model = off: the row threshold alone decides
 SET gpusort.cost_model = off;
 EXPLAIN (COSTS OFF) SELECT * FROM cost_wide WHERE id <= 20 ORDER BY k;
-EXPLAIN (COSTS OFF) SELECT * FROM cost_wide ORDER BY k LIMIT 1;
+EXPLAIN (COSTS OFF) SELECT * FROM cost_wide WHERE id <= 20 ORDER BY k LIMIT 5;
 RESET gpusort.cost_model;
 
 -- results equal the native Sort's

@@ -5,10 +5,12 @@
  * sort estimate is (a comparison costs 2 of them), so that the estimate
  * scales with the session's cost settings as the native Sort's does.  The
  * figures were measured on the CPU path of a 2-core Debian 12 machine
- * (PostgreSQL 18, whose in-memory Sort of 1M int4 rows took about 4 ns
- * per cpu_operator_cost of its estimate: 1 ms is about 250,000 of them)
- * and, for the GPU's part, taken from the H100/H200 benchmarks in
- * bench/results.  doc/cost_model.md gives the measurements behind each.
+ * (PostgreSQL 18), where the native in-memory Sort of 1M rows of 12
+ * bytes (two columns) took about 800 ns a row against an estimate of 41
+ * cpu_operator_costs a row: one cpu_operator_cost is taken as 20 ns of
+ * sorting work, 1 ms as 50,000 of them.  The GPU's part comes from the
+ * H100/H200 benchmarks in bench/results.  doc/cost_model.md gives the
+ * measurements behind each.
  *
  * The native side is the replaced nodes' own estimate (their total cost
  * less their input's) plus what cost_sort leaves out, the bytes a Sort
@@ -48,15 +50,15 @@
  * store) and end, about 20 us: a GpuSort of 100 rows of 109 bytes took
  * 0.04 ms in its phases, the native Sort 0.07 ms in all.
  */
-#define STARTUP_OPS				5000.0
+#define STARTUP_OPS				1000.0
 
 /*
  * Storing one row: copying the tuple into the row store with its pointer,
  * per row and per byte.  CPU path, 1M rows: fill less the scan below was
  * 72 ns a row of 4 bytes and 158 ns a row of 109 bytes.
  */
-#define INTAKE_ROW_OPS			18.0
-#define INTAKE_BYTE_OPS			0.2
+#define INTAKE_ROW_OPS			3.6
+#define INTAKE_BYTE_OPS			0.1
 
 /*
  * Encoding one key of a row, by code: a WHOLE key's value is read; BYTES
@@ -65,17 +67,17 @@
  * name: shape 6 of shapes-1000000-h200.md stored 1M rows in 442 ms, 2/3 of
  * them in 2 workers); libc calls strxfrm (about 1 us, shape 7 against 6).
  */
-#define ENCODE_WHOLE_OPS		0.5
-#define ENCODE_BYTES_OPS		2.0
-#define ENCODE_ABBREV_OPS		6.0
-#define ENCODE_ICU_OPS			100.0
-#define ENCODE_LIBC_OPS			250.0
+#define ENCODE_WHOLE_OPS		0.1
+#define ENCODE_BYTES_OPS		0.4
+#define ENCODE_ABBREV_OPS		1.2
+#define ENCODE_ICU_OPS			20.0
+#define ENCODE_LIBC_OPS			50.0
 
 /*
  * The CPU radix sort, per row and 32-bit key word: 1M int4 keys in 30 ms
  * (CPU path here; 28 ms on the H100 host's CPU, crossover-h100.md).
  */
-#define CPU_SORT_WORD_OPS		7.5
+#define CPU_SORT_WORD_OPS		1.5
 
 /*
  * The GPU sort: a job's fixed cost (create, launch, synchronise), 0.16 ms
@@ -85,9 +87,9 @@
  * byte of key words and permutation (to device 4.3-10.5 ms and from device
  * 11.7-29.7 ms for 10M rows of one key word, order_by-10000000-h100-run6.md).
  */
-#define GPU_JOB_OPS				40000.0
-#define GPU_SORT_WORD_OPS		0.0125
-#define TRANSFER_BYTE_OPS		0.1
+#define GPU_JOB_OPS				8000.0
+#define GPU_SORT_WORD_OPS		0.0025
+#define TRANSFER_BYTE_OPS		0.02
 
 /*
  * Rows whose prefixes tie are ordered with PostgreSQL's comparators on the
@@ -97,40 +99,40 @@
  * (about 150 ns).
  */
 #define TIE_SHARE				0.10
-#define FINISH_ROW_OPS			100.0
-#define CHECK_ROW_OPS			40.0
+#define FINISH_ROW_OPS			20.0
+#define CHECK_ROW_OPS			7.5
 
 /*
  * Handing one row up, per row and per byte.  CPU path, 1M rows: emit was
  * 41 ns a row of 4 bytes and 80 ns a row of 109 bytes; on the H100 host
  * 28-39 ns a row of 93 bytes (order_by-10000000-h100-run6.md).
  */
-#define EMIT_ROW_OPS			10.0
-#define EMIT_BYTE_OPS			0.1
+#define EMIT_ROW_OPS			2.0
+#define EMIT_BYTE_OPS			0.02
 
 /*
  * The CPU top-k heap, per row read: its key encoded and compared with the
  * heap's top.  CPU path, 1M rows of 109 bytes under LIMIT 10: fill less
  * the scan was 27 ns a row.
  */
-#define TOPK_ROW_OPS			7.0
+#define TOPK_ROW_OPS			1.35
 
 /*
  * A bound above GPUSORT_TOPK_MAX_BOUND: each row's key is compared with
  * the cut, and about 2.5 times the bound's rows are stored (514,274 of 1M
  * under LIMIT 200000, shape 13 of shapes-1000000-h200.md).
  */
-#define CUT_ROW_OPS				3.0
+#define CUT_ROW_OPS				0.6
 #define CUT_KEEP				2.5
 
 /*
  * The native Sort's work per byte of row that cost_sort leaves out: it
  * copies each row into its memory and hands it up, and compares rows
- * spread over that memory.  CPU path, 1M rows in memory: 160 ms for rows
- * of 4 bytes, 1180 ms for rows of 109 bytes, at the same estimate
- * (102,158, about 1.6 us a unit or 4 ns a cpu_operator_cost).
+ * spread over that memory.  CPU path, 1M rows in memory at the same
+ * estimate: about 3 ns a byte more for rows of 109 bytes than for rows of
+ * 12 (1.4 us against 0.95 us a row, on a loaded machine).
  */
-#define NATIVE_BYTE_OPS			2.0
+#define NATIVE_BYTE_OPS			0.15
 
 /* Rows a heap of bound b keeps, of n read in random order: b (1 + ln(n / b)). */
 static double
@@ -225,7 +227,7 @@ gpusort_estimate(const GpuSortCostInput *in, GpuSortCost *est)
 			stored = Min(n, CUT_KEEP * (double) in->bound);
 			out = Min(n, (double) in->bound);
 		}
-		est->on_gpu = gpusort_cost_gpu_path(stored);
+		est->on_gpu = !in->in_workers && gpusort_cost_gpu_path(stored);
 		intake = n * (encode + (stored < n ? CUT_ROW_OPS : 0)) + stored * row_ops;
 		sort = sort_ops(stored, Max(in->key_words, 1), est->on_gpu);
 		if (in->ties_finished)

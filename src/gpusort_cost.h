@@ -25,6 +25,7 @@ typedef struct GpuSortCostInput
 	bool		ties_finished;	/* a key sorted by a prefix: ties ordered on the CPU */
 	bool		checked;		/* a key whose order is checked pair by pair (libc) */
 	int64		bound;			/* LIMIT + OFFSET known at plan time, or -1 */
+	bool		in_workers;		/* below a Gather: run by parallel workers (CPU path) */
 } GpuSortCostInput;
 
 /* The parts of the estimate, in the planner's cost units. */

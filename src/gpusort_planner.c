@@ -66,6 +66,9 @@ static planner_hook_type prev_planner_hook = NULL;
 static PlannedStmt *current_stmt = NULL;
 static bool gather_allowed = false;
 
+/* Is the node being rewritten below a Gather (run by parallel workers)? */
+static bool below_gather = false;
+
 /*
  * The keys of a Sort or Gather Merge.  Their column numbers (sortColIdx)
  * number the target list of `keyed`: the Sort itself, or for a Gather
@@ -221,6 +224,7 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
 	in.width = top->plan_width;
 	in.prefix_code = first_code_not_whole(codes, nkeys);
 	in.bound = bound;
+	in.in_workers = below_gather;
 	for (int k = 0; k < nkeys; k++)
 	{
 		in.key_words += gpusort_code_words(codes[k], keys[k].type);
@@ -617,14 +621,18 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
 		if (runtime_limit != NULL && bound < 0)
 			set_runtime_bound(gpusort, runtime_limit);
 		/* gpusort.parallel_fill: workers store their rows for the GpuSort */
+		below_gather = true;
 		gather->plan.lefttree = gpusort_make_fill(rewrite_plan(gather->plan.lefttree, -1),
 												  ((CustomScan *) gpusort)->custom_private);
+		below_gather = false;
 		return gpusort;
 	}
 
 keep:
 	/* the bound reaches the workers' Sorts through Gather Merge */
+	below_gather = true;
 	gm->plan.lefttree = rewrite_plan(gm->plan.lefttree, bound);
+	below_gather = false;
 	return (Plan *) gm;
 }
 
@@ -650,7 +658,11 @@ rewrite_plan(Plan *plan, int64 bound)
 				if (IsA(plan, GatherMerge))
 					plan = rewrite_gather_merge((GatherMerge *) plan, bound, runtime_limit);
 				else
+				{
+					below_gather = true;
 					plan->lefttree = rewrite_plan(plan->lefttree, -1);
+					below_gather = false;
+				}
 				gather_allowed = allowed;
 				return plan;
 			}
@@ -707,6 +719,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 		gpusort_plan_ids_start(stmt);
 		current_stmt = stmt;
 		gather_allowed = true;
+		below_gather = false;
 		stmt->planTree = rewrite_plan(stmt->planTree, -1);
 		gather_allowed = false;
 		rewrite_list(stmt->subplans);
