@@ -21,7 +21,8 @@
  *   intake  n * (INTAKE_ROW + INTAKE_BYTE * w + encoding of the keys)
  *   sort    GPU: GPU_JOB + n * k * GPU_SORT_WORD + n * (4k + 4) * TRANSFER_BYTE
  *           CPU: n * k * CPU_SORT_WORD
- *   finish  n * TIE_SHARE * FINISH_ROW where a key is sorted by a prefix,
+ *   finish  n * TIE_SHARE * FINISH_ROW where a key is sorted by a prefix
+ *           (a share of at least 1 - groups / n under a sorted GROUP BY),
  *           plus n * CHECK_ROW where a libc key's order is checked
  *   emit    n * (EMIT_ROW + EMIT_BYTE * w)
  *   plus    STARTUP once
@@ -94,7 +95,8 @@
 /*
  * Rows whose prefixes tie are ordered with PostgreSQL's comparators on the
  * CPU: a share of the rows (74,043 of 1M names under ICU in shape 6 of
- * shapes-1000000-h200.md), each about 400 ns (29.7 ms for those rows).  A
+ * shapes-1000000-h200.md), each about 400 ns (29.7 ms for those rows);
+ * under a sorted GROUP BY of g groups at least 1 - g / n of them.  A
  * libc key's sorted rows are each compared with the next by strcoll
  * (about 150 ns).
  */
@@ -231,7 +233,14 @@ gpusort_estimate(const GpuSortCostInput *in, GpuSortCost *est)
 		intake = n * (encode + (stored < n ? CUT_ROW_OPS : 0)) + stored * row_ops;
 		sort = sort_ops(stored, Max(in->key_words, 1), est->on_gpu);
 		if (in->ties_finished)
-			finish = stored * TIE_SHARE * FINISH_ROW_OPS;
+		{
+			/* a sorted GROUP BY's groups: the rows beyond one a group tie */
+			double		ties = TIE_SHARE;
+
+			if (in->groups > 0 && in->groups < stored)
+				ties = Max(ties, 1.0 - in->groups / stored);
+			finish = stored * ties * FINISH_ROW_OPS;
+		}
 		if (in->checked)
 			finish += stored * CHECK_ROW_OPS;
 	}

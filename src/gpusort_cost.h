@@ -26,6 +26,7 @@ typedef struct GpuSortCostInput
 	bool		checked;		/* a key whose order is checked pair by pair (libc) */
 	int64		bound;			/* LIMIT + OFFSET known at plan time, or -1 */
 	bool		in_workers;		/* below a Gather: run by parallel workers (CPU path) */
+	double		groups;			/* distinct keys expected above (sorted GROUP BY), or 0 */
 } GpuSortCostInput;
 
 /* The parts of the estimate, in the planner's cost units. */

@@ -210,12 +210,14 @@ first_code_not_whole(const GpuSortKeyCode *codes, int nkeys)
  * Is a GpuSort of these keys over child expected to cost less than the
  * native nodes it replaces (native_cost: their own cost, less the cost of
  * the plan below them), with added_cost for what the rewrite puts below
- * it (a Gather in place of a Gather Merge)?  est: the GpuSort's estimate.
+ * it (a Gather in place of a Gather Merge)?  groups: the groups a sorted
+ * aggregation or Unique above expects of these rows (0: unknown).  est:
+ * the GpuSort's estimate.
  * Always true with gpusort.cost_model off.
  */
 static bool
 expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *codes, int nkeys,
-				int64 bound, Cost native_cost, Cost added_cost, GpuSortCost *est)
+				int64 bound, double groups, Cost native_cost, Cost added_cost, GpuSortCost *est)
 {
 	GpuSortCostInput in;
 
@@ -225,6 +227,7 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
 	in.prefix_code = first_code_not_whole(codes, nkeys);
 	in.bound = bound;
 	in.in_workers = below_gather;
+	in.groups = groups;
 	for (int k = 0; k < nkeys; k++)
 	{
 		in.key_words += gpusort_code_words(codes[k], keys[k].type);
@@ -244,7 +247,7 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
 
 static Plan *
 make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int64 bound,
-			 bool native_parallel, Cost native_cost, Cost added_cost)
+			 bool native_parallel, double groups, Cost native_cost, Cost added_cost)
 {
 	GpuSortCost est;
 	CustomScan *cscan;
@@ -317,7 +320,8 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 		return NULL;
 
 	/* gpusort.cost_model: only where GpuSort is expected to cost less */
-	if (!expected_to_win(top, keys, codes, spec->numCols, bound, native_cost, added_cost, &est))
+	if (!expected_to_win(top, keys, codes, spec->numCols, bound, groups, native_cost, added_cost,
+						 &est))
 		return NULL;
 
 	/* scan tuple = the child's row; output = top's targetlist over it */
@@ -415,6 +419,13 @@ static Plan *rewrite_plan(Plan *plan, int64 bound);
  * or offset is known only at run time (runtime_limit_ok); NULL otherwise.
  */
 static Limit *next_runtime_limit = NULL;
+
+/*
+ * The groups a sorted aggregation, Group or Unique expects of the rows of
+ * the child rewrite_plan is about to rewrite (0: none such), for the cost
+ * model's count of rows whose key prefixes tie.
+ */
+static double next_sort_groups = 0;
 
 /* Is there a Param in the expression that is not a query parameter ($n)? */
 static bool
@@ -543,7 +554,7 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 }
 
 static Plan *
-rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
+rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit, double groups)
 {
 	SortSpec	spec = {&sort->plan, sort->numCols, sort->sortColIdx,
 	sort->sortOperators, sort->collations, sort->nullsFirst};
@@ -553,7 +564,7 @@ rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
 	if (!big_enough(&sort->plan) || sort->plan.qual != NIL)
 		return (Plan *) sort;
 	gpusort = make_gpusort(&spec, &sort->plan, sort->plan.lefttree,
-						   sort->plan.plan_node_id, bound, false,
+						   sort->plan.plan_node_id, bound, false, groups,
 						   sort->plan.total_cost - sort->plan.lefttree->total_cost +
 						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width, bound),
 						   0);
@@ -567,7 +578,7 @@ rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
 
 /* Gather Merge -> Sort -> partial plan  ==>  GpuSort -> Gather -> partial plan */
 static Plan *
-rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
+rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit, double groups)
 {
 	Sort	   *sort = (Sort *) gm->plan.lefttree;
 	SortSpec	spec = {&sort->plan, gm->numCols, gm->sortColIdx,
@@ -613,7 +624,7 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
 	}
 	/* native: the workers' Sorts and the Gather Merge; GpuSort: the Gather and itself */
 	gpusort = make_gpusort(&spec, &gm->plan, (Plan *) gather, sort->plan.plan_node_id, bound,
-						   true, gm->plan.total_cost - sort->plan.lefttree->total_cost +
+						   true, groups, gm->plan.total_cost - sort->plan.lefttree->total_cost +
 						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width, bound),
 						   gather->plan.total_cost - sort->plan.lefttree->total_cost);
 	if (gpusort != NULL)
@@ -629,8 +640,9 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
 	}
 
 keep:
-	/* the bound reaches the workers' Sorts through Gather Merge */
+	/* the bound, and the groups expected above, reach the workers' Sorts */
 	below_gather = true;
+	next_sort_groups = groups;
 	gm->plan.lefttree = rewrite_plan(gm->plan.lefttree, bound);
 	below_gather = false;
 	return (Plan *) gm;
@@ -641,8 +653,10 @@ rewrite_plan(Plan *plan, int64 bound)
 {
 	/* a run-time bound reaches only the Limit's direct child, as `bound` */
 	Limit	   *runtime_limit = next_runtime_limit;
+	double		groups = next_sort_groups;
 
 	next_runtime_limit = NULL;
+	next_sort_groups = 0;
 	if (plan == NULL)
 		return NULL;
 
@@ -656,7 +670,8 @@ rewrite_plan(Plan *plan, int64 bound)
 
 				gather_allowed = false;
 				if (IsA(plan, GatherMerge))
-					plan = rewrite_gather_merge((GatherMerge *) plan, bound, runtime_limit);
+					plan = rewrite_gather_merge((GatherMerge *) plan, bound, runtime_limit,
+												groups);
 				else
 				{
 					below_gather = true;
@@ -667,7 +682,7 @@ rewrite_plan(Plan *plan, int64 bound)
 				return plan;
 			}
 		case T_Sort:
-			return rewrite_sort((Sort *) plan, bound, runtime_limit);
+			return rewrite_sort((Sort *) plan, bound, runtime_limit, groups);
 		case T_Limit:
 			{
 				int64		limit = limit_bound((Limit *) plan);
@@ -694,6 +709,14 @@ rewrite_plan(Plan *plan, int64 bound)
 			break;
 		case T_CustomScan:
 			rewrite_list(((CustomScan *) plan)->custom_plans);
+			break;
+		case T_Agg:
+			if (((Agg *) plan)->aggstrategy == AGG_SORTED)
+				next_sort_groups = plan->plan_rows;
+			break;
+		case T_Group:
+		case T_Unique:
+			next_sort_groups = plan->plan_rows;
 			break;
 		default:
 			break;
