@@ -7,6 +7,10 @@
  * Sort's child.  That covers ORDER BY and the Sorts under merge joins,
  * sorted aggregation, DISTINCT and window functions alike.
  *
+ * Cost: with gpusort.cost_model on, a Sort is replaced only where the
+ * GpuSort's estimate (gpusort_cost.c) is below the cost of the native
+ * nodes it replaces (doc/cost_model.md).
+ *
  * Bounds: a Limit with constant LIMIT/OFFSET directly above the Sort (or
  * above a Gather Merge above it) gives the node its bound at plan time, as
  * ExecSetTupleBound does not reach custom scans.
@@ -199,14 +203,6 @@ first_code_not_whole(const GpuSortKeyCode *codes, int nkeys)
 }
 
 /*
- * The GpuSort that replaces `top` (a Sort, or a Gather Merge over one) and
- * reads child: the keys of spec, and top's output (its targetlist, whose
- * Vars number spec->keyed's columns); native_parallel: top is a Gather
- * Merge (the native Sort runs in the parallel workers).  NULL, and the
- * native node kept, if a key is unsupported or a list is not of a shape
- * understood here.
- */
-/*
  * Is a GpuSort of these keys over child expected to cost less than the
  * native nodes it replaces (native_cost: their own cost, less the cost of
  * the plan below them), with added_cost for what the rewrite puts below
@@ -239,12 +235,22 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
 	gpusort_estimate(&in, est);
 	if (!gpusort_cost_model)
 		return true;
-	elog(DEBUG1, "gpusort: %.0f rows: GpuSort %.1f (%s; intake %.1f, sort %.1f, finish %.1f, emit %.1f, below %.1f) against native %.1f",
+	elog(DEBUG1, "gpusort: %.0f rows: GpuSort %.1f (%s; intake %.1f, sort %.1f, finish %.1f, "
+		 "emit %.1f, below %.1f) against native %.1f",
 		 in.rows, est->total + added_cost, est->on_gpu ? "GPU" : "CPU", est->intake, est->sort,
 		 est->finish, est->emit, added_cost, native_cost);
 	return est->total + added_cost < native_cost;
 }
 
+/*
+ * The GpuSort that replaces `top` (a Sort, or a Gather Merge over one) and
+ * reads child: the keys of spec, and top's output (its targetlist, whose
+ * Vars number spec->keyed's columns); native_parallel: top is a Gather
+ * Merge (the native Sort runs in the parallel workers); groups,
+ * native_cost, added_cost: for the cost model (expected_to_win).  NULL,
+ * and the native node kept, if a key is unsupported, a list is not of a
+ * shape understood here, or the native plan is expected to cost less.
+ */
 static Plan *
 make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int64 bound,
 			 bool native_parallel, double groups, Cost native_cost, Cost added_cost)
@@ -566,7 +572,8 @@ rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit, double groups)
 	gpusort = make_gpusort(&spec, &sort->plan, sort->plan.lefttree,
 						   sort->plan.plan_node_id, bound, false, groups,
 						   sort->plan.total_cost - sort->plan.lefttree->total_cost +
-						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width, bound),
+						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width,
+													 bound),
 						   0);
 	if (gpusort == NULL)
 		return (Plan *) sort;
@@ -614,7 +621,6 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit, double 
 	gather->invisible = false;
 	gather->initParam = bms_copy(gm->initParam);
 
-	/* the Gather Merge's initPlans move up to the GpuSort */
 	if (gpusort_cost_model)
 	{
 		/* a Gather's cost (cost_gather): start-up and each row through a tuple queue */
@@ -622,10 +628,16 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit, double 
 		gather->plan.total_cost = sort->plan.lefttree->total_cost + parallel_setup_cost +
 			parallel_tuple_cost * gm->plan.plan_rows;
 	}
-	/* native: the workers' Sorts and the Gather Merge; GpuSort: the Gather and itself */
+
+	/*
+	 * The Gather Merge's initPlans move up to the GpuSort.  Cost model:
+	 * native, the workers' Sorts and the Gather Merge; GpuSort, the Gather
+	 * and itself.
+	 */
 	gpusort = make_gpusort(&spec, &gm->plan, (Plan *) gather, sort->plan.plan_node_id, bound,
 						   true, groups, gm->plan.total_cost - sort->plan.lefttree->total_cost +
-						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width, bound),
+						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width,
+													 bound),
 						   gather->plan.total_cost - sort->plan.lefttree->total_cost);
 	if (gpusort != NULL)
 	{
