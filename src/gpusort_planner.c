@@ -306,10 +306,11 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	 * Without the GPU, a key sorted by its bytes (refined by further CPU
 	 * radix passes, or 16-byte uuids) is slower in one process than in the
 	 * native Sort's parallel workers (bench/results/key_types-*): the
-	 * Gather Merge stays, and the workers sort in parallel
+	 * Gather Merge stays, and the workers sort in parallel.  "Without the
+	 * GPU" as far as this backend knows: the planner opens no GPU.
 	 */
 	if (!whole && native_parallel && first_code_not_whole(codes, spec->numCols) == GPUSORT_CODE_BYTES &&
-		!gpusort_gpu_expected())
+		gpusort_gpu_known_unusable())
 		return NULL;
 	for (int i = 0; i < spec->numCols; i++)
 	{
