@@ -6,9 +6,9 @@
  * scales with the session's cost settings as the native Sort's does.  The
  * figures were measured on the CPU path of a 2-core Debian 12 machine
  * (PostgreSQL 18), where the native in-memory Sort of 1M rows of 12
- * bytes (two columns) took about 800 ns a row against an estimate of 41
- * cpu_operator_costs a row: one cpu_operator_cost is taken as 20 ns of
- * sorting work, 1 ms as 50,000 of them.  The GPU's part comes from the
+ * bytes (two columns) took about 400 ns a row against an estimate of 41
+ * cpu_operator_costs a row: one cpu_operator_cost is taken as 10 ns of
+ * sorting work, 1 ms as 100,000 of them.  The GPU's part comes from the
  * H100/H200 benchmarks in bench/results.  doc/cost_model.md gives the
  * measurements behind each.
  *
@@ -48,18 +48,18 @@
 
 /*
  * Once per GpuSort: the node's start (memory contexts, the first rows'
- * store) and end, about 20 us: a GpuSort of 100 rows of 109 bytes took
- * 0.04 ms in its phases, the native Sort 0.07 ms in all.
+ * store) and end, about 20 us: sorting 100 rows of 109 bytes took 0.095-
+ * 0.112 ms a query with GpuSort, 0.082-0.085 ms natively (CPU path).
  */
-#define STARTUP_OPS				1000.0
+#define STARTUP_OPS				2000.0
 
 /*
  * Storing one row: copying the tuple into the row store with its pointer,
  * per row and per byte.  CPU path, 1M rows: fill less the scan below was
- * 72 ns a row of 4 bytes and 158 ns a row of 109 bytes.
+ * about 25 ns a row of 12 bytes and 75-120 ns a row of 109 bytes.
  */
-#define INTAKE_ROW_OPS			3.6
-#define INTAKE_BYTE_OPS			0.1
+#define INTAKE_ROW_OPS			2.5
+#define INTAKE_BYTE_OPS			0.08
 
 /*
  * Encoding one key of a row, by code: a WHOLE key's value is read; BYTES
@@ -68,17 +68,17 @@
  * name: shape 6 of shapes-1000000-h200.md stored 1M rows in 442 ms, 2/3 of
  * them in 2 workers); libc calls strxfrm (about 1 us, shape 7 against 6).
  */
-#define ENCODE_WHOLE_OPS		0.1
-#define ENCODE_BYTES_OPS		0.4
-#define ENCODE_ABBREV_OPS		1.2
-#define ENCODE_ICU_OPS			20.0
-#define ENCODE_LIBC_OPS			50.0
+#define ENCODE_WHOLE_OPS		0.2
+#define ENCODE_BYTES_OPS		0.8
+#define ENCODE_ABBREV_OPS		2.5
+#define ENCODE_ICU_OPS			40.0
+#define ENCODE_LIBC_OPS			100.0
 
 /*
- * The CPU radix sort, per row and 32-bit key word: 1M int4 keys in 30 ms
- * (CPU path here; 28 ms on the H100 host's CPU, crossover-h100.md).
+ * The CPU radix sort, per row and 32-bit key word: 1M int4 keys in 16-22
+ * ms (CPU path here; 28 ms on the H100 host's CPU, crossover-h100.md).
  */
-#define CPU_SORT_WORD_OPS		1.5
+#define CPU_SORT_WORD_OPS		2.0
 
 /*
  * The GPU sort: a job's fixed cost (create, launch, synchronise), 0.16 ms
@@ -88,53 +88,52 @@
  * byte of key words and permutation (to device 4.3-10.5 ms and from device
  * 11.7-29.7 ms for 10M rows of one key word, order_by-10000000-h100-run6.md).
  */
-#define GPU_JOB_OPS				8000.0
-#define GPU_SORT_WORD_OPS		0.0025
-#define TRANSFER_BYTE_OPS		0.02
+#define GPU_JOB_OPS				16000.0
+#define GPU_SORT_WORD_OPS		0.005
+#define TRANSFER_BYTE_OPS		0.04
 
 /*
  * Rows whose prefixes tie are ordered with PostgreSQL's comparators on the
  * CPU: a share of the rows (74,043 of 1M names under ICU in shape 6 of
- * shapes-1000000-h200.md), each about 400 ns (29.7 ms for those rows);
- * under a sorted GROUP BY of g groups at least 1 - g / n of them.  A
- * libc key's sorted rows are each compared with the next by strcoll
- * (about 150 ns).
+ * shapes-1000000-h200.md), each about 400 ns (29.7 ms for those rows; 0.1-
+ * 1.5 us in TPC-H Q12 and Q7); under a sorted GROUP BY of g groups at
+ * least 1 - g / n of them.  A libc key's sorted rows are each compared
+ * with the next by strcoll (about 150 ns).
  */
 #define TIE_SHARE				0.10
-#define FINISH_ROW_OPS			20.0
-#define CHECK_ROW_OPS			7.5
+#define FINISH_ROW_OPS			40.0
+#define CHECK_ROW_OPS			15.0
 
 /*
  * Handing one row up, per row and per byte.  CPU path, 1M rows: emit was
- * 41 ns a row of 4 bytes and 80 ns a row of 109 bytes; on the H100 host
- * 28-39 ns a row of 93 bytes (order_by-10000000-h100-run6.md).
+ * 53-66 ns a row of 12 bytes and 83-86 ns a row of 109 bytes; on the H100
+ * host 28-39 ns a row of 93 bytes (order_by-10000000-h100-run6.md).
  */
-#define EMIT_ROW_OPS			2.0
-#define EMIT_BYTE_OPS			0.02
+#define EMIT_ROW_OPS			6.0
+#define EMIT_BYTE_OPS			0.027
 
 /*
  * The CPU top-k heap, per row read: its key encoded and compared with the
  * heap's top.  CPU path, 1M rows of 109 bytes under LIMIT 10: fill less
- * the scan was 27 ns a row.
+ * the scan was 31-37 ns a row (the native bounded Sort's 40 ns).
  */
-#define TOPK_ROW_OPS			1.35
+#define TOPK_ROW_OPS			3.3
 
 /*
  * A bound above GPUSORT_TOPK_MAX_BOUND: each row's key is compared with
  * the cut, and about 2.5 times the bound's rows are stored (514,274 of 1M
  * under LIMIT 200000, shape 13 of shapes-1000000-h200.md).
  */
-#define CUT_ROW_OPS				0.6
+#define CUT_ROW_OPS				1.2
 #define CUT_KEEP				2.5
 
 /*
  * The native Sort's work per byte of row that cost_sort leaves out: it
  * copies each row into its memory and hands it up, and compares rows
  * spread over that memory.  CPU path, 1M rows in memory at the same
- * estimate: about 3 ns a byte more for rows of 109 bytes than for rows of
- * 12 (1.4 us against 0.95 us a row, on a loaded machine).
+ * estimate: 600 ns a row of 109 bytes, 400 ns a row of 12, 2 ns a byte.
  */
-#define NATIVE_BYTE_OPS			0.15
+#define NATIVE_BYTE_OPS			0.2
 
 /* Rows a heap of bound b keeps, of n read in random order: b (1 + ln(n / b)). */
 static double
