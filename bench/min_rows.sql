@@ -6,6 +6,7 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS gpusort;
 SET gpusort.min_rows = 0;
+SET gpusort.cost_model = off;
 CREATE OR REPLACE FUNCTION pg_temp.med(q text) RETURNS numeric LANGUAGE plpgsql AS $$
 DECLARE j jsonb; ms numeric[] := '{}';
 BEGIN

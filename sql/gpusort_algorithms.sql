@@ -9,6 +9,7 @@
 --
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
+SET gpusort.cost_model = off;   -- the row threshold alone decides
 SET max_parallel_workers_per_gather = 0;
 SET extra_float_digits = 0;
 \i sql/include/same_result.sql

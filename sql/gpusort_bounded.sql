@@ -3,6 +3,7 @@
 -- leader's share of the scan) drops the rows that cannot be in the result
 -- and passes on no more than n of its own, whatever the order rows come in.
 LOAD 'gpusort';
+SET gpusort.cost_model = off;   -- every bounded sort here is a GpuSort
 \i sql/include/same_result.sql
 \i sql/include/explain_json.sql
 -- 400,000 rows stored in ascending i: ORDER BY i DESC meets every row as

@@ -8,6 +8,7 @@
 --
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
+SET gpusort.cost_model = off;   -- the row threshold alone decides
 SET gpusort.gpu_min_elements = 0;
 SET max_parallel_workers_per_gather = 0;
 \i sql/include/same_result.sql

@@ -9,6 +9,7 @@
 --
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;            -- replace even the small sorts here
+SET gpusort.cost_model = off;
 SET gpusort.gpu_min_elements = 0;    -- and use the GPU where there is one
 SET max_parallel_workers_per_gather = 0;
 SET extra_float_digits = 0;

@@ -7,6 +7,7 @@
 --
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
+SET gpusort.cost_model = off;   -- the row threshold alone decides
 SET gpusort.gpu_min_elements = 0;
 SET extra_float_digits = 0;
 \i sql/include/same_result.sql

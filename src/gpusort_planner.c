@@ -7,6 +7,10 @@
  * Sort's child.  That covers ORDER BY and the Sorts under merge joins,
  * sorted aggregation, DISTINCT and window functions alike.
  *
+ * Cost: with gpusort.cost_model on, a Sort is replaced only where the
+ * GpuSort's estimate (gpusort_cost.c) is below the cost of the native
+ * nodes it replaces (doc/cost_model.md).
+ *
  * Bounds: a Limit with constant LIMIT/OFFSET directly above the Sort (or
  * above a Gather Merge above it) gives the node its bound at plan time, as
  * ExecSetTupleBound does not reach custom scans.
@@ -48,6 +52,7 @@
 #include "utils/rel.h"
 
 #include "guc.h"
+#include "gpusort_cost.h"
 #include "gpusort_node.h"
 #include "gpusort_plan.h"
 #include "parallel_fill.h"
@@ -64,6 +69,9 @@ static planner_hook_type prev_planner_hook = NULL;
  */
 static PlannedStmt *current_stmt = NULL;
 static bool gather_allowed = false;
+
+/* Is the node being rewritten below a Gather (run by parallel workers)? */
+static bool below_gather = false;
 
 /*
  * The keys of a Sort or Gather Merge.  Their column numbers (sortColIdx)
@@ -195,17 +203,59 @@ first_code_not_whole(const GpuSortKeyCode *codes, int nkeys)
 }
 
 /*
+ * Is a GpuSort of these keys over child expected to cost less than the
+ * native nodes it replaces (native_cost: their own cost, less the cost of
+ * the plan below them), with added_cost for what the rewrite puts below
+ * it (a Gather in place of a Gather Merge)?  groups: the groups a sorted
+ * aggregation or Unique above expects of these rows (0: unknown).  est:
+ * the GpuSort's estimate.
+ * Always true with gpusort.cost_model off.
+ */
+static bool
+expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *codes, int nkeys,
+				int64 bound, double groups, Cost native_cost, Cost added_cost, GpuSortCost *est)
+{
+	GpuSortCostInput in;
+
+	memset(&in, 0, sizeof(in));
+	in.rows = top->plan_rows;
+	in.width = top->plan_width;
+	in.prefix_code = first_code_not_whole(codes, nkeys);
+	in.bound = bound;
+	in.in_workers = below_gather;
+	in.groups = groups;
+	for (int k = 0; k < nkeys; k++)
+	{
+		in.key_words += gpusort_code_words(codes[k], keys[k].type);
+		if (!gpusort_code_lossless(codes[k], keys[k].type))
+			in.ties_finished = true;
+		if (gpusort_code_checked(codes[k]))
+			in.checked = true;
+	}
+	gpusort_estimate(&in, est);
+	if (!gpusort_cost_model)
+		return true;
+	elog(DEBUG1, "gpusort: %.0f rows: GpuSort %.1f (%s; intake %.1f, sort %.1f, finish %.1f, "
+		 "emit %.1f, below %.1f) against native %.1f",
+		 in.rows, est->total + added_cost, est->on_gpu ? "GPU" : "CPU", est->intake, est->sort,
+		 est->finish, est->emit, added_cost, native_cost);
+	return est->total + added_cost < native_cost;
+}
+
+/*
  * The GpuSort that replaces `top` (a Sort, or a Gather Merge over one) and
  * reads child: the keys of spec, and top's output (its targetlist, whose
  * Vars number spec->keyed's columns); native_parallel: top is a Gather
- * Merge (the native Sort runs in the parallel workers).  NULL, and the
- * native node kept, if a key is unsupported or a list is not of a shape
- * understood here.
+ * Merge (the native Sort runs in the parallel workers); groups,
+ * native_cost, added_cost: for the cost model (expected_to_win).  NULL,
+ * and the native node kept, if a key is unsupported, a list is not of a
+ * shape understood here, or the native plan is expected to cost less.
  */
 static Plan *
 make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int64 bound,
-			 bool native_parallel)
+			 bool native_parallel, double groups, Cost native_cost, Cost added_cost)
 {
+	GpuSortCost est;
 	CustomScan *cscan;
 	List	   *columns = spec->keyed->targetlist;
 	List	   *attnos = NIL,
@@ -256,10 +306,11 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	 * Without the GPU, a key sorted by its bytes (refined by further CPU
 	 * radix passes, or 16-byte uuids) is slower in one process than in the
 	 * native Sort's parallel workers (bench/results/key_types-*): the
-	 * Gather Merge stays, and the workers sort in parallel
+	 * Gather Merge stays, and the workers sort in parallel.  "Without the
+	 * GPU" as far as this backend knows: the planner opens no GPU.
 	 */
 	if (!whole && native_parallel && first_code_not_whole(codes, spec->numCols) == GPUSORT_CODE_BYTES &&
-		!gpusort_gpu_expected())
+		gpusort_gpu_known_unusable())
 		return NULL;
 	for (int i = 0; i < spec->numCols; i++)
 	{
@@ -275,6 +326,11 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	if (!fits_memory_budget(child, top->plan_rows, keys, codes, spec->numCols, bound))
 		return NULL;
 
+	/* gpusort.cost_model: only where GpuSort is expected to cost less */
+	if (!expected_to_win(top, keys, codes, spec->numCols, bound, groups, native_cost, added_cost,
+						 &est))
+		return NULL;
+
 	/* scan tuple = the child's row; output = top's targetlist over it */
 	tlist = to_scan_columns(top->targetlist, columns);
 	if (tlist == NIL && top->targetlist != NIL)
@@ -283,6 +339,12 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	cscan = makeNode(CustomScan);
 	cscan->scan.plan.startup_cost = top->startup_cost;
 	cscan->scan.plan.total_cost = top->total_cost;
+	if (gpusort_cost_model)
+	{
+		/* what the model expects: the child's cost and the GpuSort's own */
+		cscan->scan.plan.startup_cost = child->total_cost + est.startup;
+		cscan->scan.plan.total_cost = child->total_cost + est.total;
+	}
 	cscan->scan.plan.plan_rows = top->plan_rows;
 	cscan->scan.plan.plan_width = top->plan_width;
 	gpusort_copy_disabled_nodes(&cscan->scan.plan, top);
@@ -364,6 +426,13 @@ static Plan *rewrite_plan(Plan *plan, int64 bound);
  * or offset is known only at run time (runtime_limit_ok); NULL otherwise.
  */
 static Limit *next_runtime_limit = NULL;
+
+/*
+ * The groups a sorted aggregation, Group or Unique expects of the rows of
+ * the child rewrite_plan is about to rewrite (0: none such), for the cost
+ * model's count of rows whose key prefixes tie.
+ */
+static double next_sort_groups = 0;
 
 /* Is there a Param in the expression that is not a query parameter ($n)? */
 static bool
@@ -492,7 +561,7 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 }
 
 static Plan *
-rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
+rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit, double groups)
 {
 	SortSpec	spec = {&sort->plan, sort->numCols, sort->sortColIdx,
 	sort->sortOperators, sort->collations, sort->nullsFirst};
@@ -502,7 +571,11 @@ rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
 	if (!big_enough(&sort->plan) || sort->plan.qual != NIL)
 		return (Plan *) sort;
 	gpusort = make_gpusort(&spec, &sort->plan, sort->plan.lefttree,
-						   sort->plan.plan_node_id, bound, false);
+						   sort->plan.plan_node_id, bound, false, groups,
+						   sort->plan.total_cost - sort->plan.lefttree->total_cost +
+						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width,
+													 bound),
+						   0);
 	if (gpusort == NULL)
 		return (Plan *) sort;
 	if (runtime_limit != NULL && bound < 0)
@@ -513,7 +586,7 @@ rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit)
 
 /* Gather Merge -> Sort -> partial plan  ==>  GpuSort -> Gather -> partial plan */
 static Plan *
-rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
+rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit, double groups)
 {
 	Sort	   *sort = (Sort *) gm->plan.lefttree;
 	SortSpec	spec = {&sort->plan, gm->numCols, gm->sortColIdx,
@@ -549,22 +622,42 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit)
 	gather->invisible = false;
 	gather->initParam = bms_copy(gm->initParam);
 
-	/* the Gather Merge's initPlans move up to the GpuSort */
+	if (gpusort_cost_model)
+	{
+		/* a Gather's cost (cost_gather): start-up and each row through a tuple queue */
+		gather->plan.startup_cost = sort->plan.lefttree->startup_cost + parallel_setup_cost;
+		gather->plan.total_cost = sort->plan.lefttree->total_cost + parallel_setup_cost +
+			parallel_tuple_cost * gm->plan.plan_rows;
+	}
+
+	/*
+	 * The Gather Merge's initPlans move up to the GpuSort.  Cost model:
+	 * native, the workers' Sorts and the Gather Merge; GpuSort, the Gather
+	 * and itself.
+	 */
 	gpusort = make_gpusort(&spec, &gm->plan, (Plan *) gather, sort->plan.plan_node_id, bound,
-						   true);
+						   true, groups, gm->plan.total_cost - sort->plan.lefttree->total_cost +
+						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width,
+													 bound),
+						   gather->plan.total_cost - sort->plan.lefttree->total_cost);
 	if (gpusort != NULL)
 	{
 		if (runtime_limit != NULL && bound < 0)
 			set_runtime_bound(gpusort, runtime_limit);
 		/* gpusort.parallel_fill: workers store their rows for the GpuSort */
+		below_gather = true;
 		gather->plan.lefttree = gpusort_make_fill(rewrite_plan(gather->plan.lefttree, -1),
 												  ((CustomScan *) gpusort)->custom_private);
+		below_gather = false;
 		return gpusort;
 	}
 
 keep:
-	/* the bound reaches the workers' Sorts through Gather Merge */
+	/* the bound, and the groups expected above, reach the workers' Sorts */
+	below_gather = true;
+	next_sort_groups = groups;
 	gm->plan.lefttree = rewrite_plan(gm->plan.lefttree, bound);
+	below_gather = false;
 	return (Plan *) gm;
 }
 
@@ -573,8 +666,10 @@ rewrite_plan(Plan *plan, int64 bound)
 {
 	/* a run-time bound reaches only the Limit's direct child, as `bound` */
 	Limit	   *runtime_limit = next_runtime_limit;
+	double		groups = next_sort_groups;
 
 	next_runtime_limit = NULL;
+	next_sort_groups = 0;
 	if (plan == NULL)
 		return NULL;
 
@@ -588,14 +683,19 @@ rewrite_plan(Plan *plan, int64 bound)
 
 				gather_allowed = false;
 				if (IsA(plan, GatherMerge))
-					plan = rewrite_gather_merge((GatherMerge *) plan, bound, runtime_limit);
+					plan = rewrite_gather_merge((GatherMerge *) plan, bound, runtime_limit,
+												groups);
 				else
+				{
+					below_gather = true;
 					plan->lefttree = rewrite_plan(plan->lefttree, -1);
+					below_gather = false;
+				}
 				gather_allowed = allowed;
 				return plan;
 			}
 		case T_Sort:
-			return rewrite_sort((Sort *) plan, bound, runtime_limit);
+			return rewrite_sort((Sort *) plan, bound, runtime_limit, groups);
 		case T_Limit:
 			{
 				int64		limit = limit_bound((Limit *) plan);
@@ -623,6 +723,14 @@ rewrite_plan(Plan *plan, int64 bound)
 		case T_CustomScan:
 			rewrite_list(((CustomScan *) plan)->custom_plans);
 			break;
+		case T_Agg:
+			if (((Agg *) plan)->aggstrategy == AGG_SORTED)
+				next_sort_groups = plan->plan_rows;
+			break;
+		case T_Group:
+		case T_Unique:
+			next_sort_groups = plan->plan_rows;
+			break;
 		default:
 			break;
 	}
@@ -647,6 +755,7 @@ gpusort_planner(Query *parse, const char *query_string, int cursorOptions,
 		gpusort_plan_ids_start(stmt);
 		current_stmt = stmt;
 		gather_allowed = true;
+		below_gather = false;
 		stmt->planTree = rewrite_plan(stmt->planTree, -1);
 		gather_allowed = false;
 		rewrite_list(stmt->subplans);

@@ -20,6 +20,7 @@ int			gpusort_algorithm_choice = GPUSORT_ALGORITHM_AUTO;
 int			gpusort_gpu_min_elements = DEFAULT_GPU_MIN_ELEMENTS;
 bool		gpusort_enabled = true;
 int			gpusort_min_rows = DEFAULT_MIN_ROWS;
+bool		gpusort_cost_model = true;
 int			gpusort_max_memory = DEFAULT_MAX_MEMORY_MB;
 int			gpusort_work_mem = -1;
 int			gpusort_gpu_reorder_min_rows = DEFAULT_GPU_REORDER_MIN_ROWS;
@@ -118,6 +119,15 @@ gpusort_define_gucs(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.cost_model",
+							 "Replaces a Sort only where GpuSort's estimated cost is below the native plan's.",
+							 "Off: every Sort of at least gpusort.min_rows estimated rows is replaced.",
+							 &gpusort_cost_model,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.max_memory",
 							"Most memory one GpuSort node may hold, for every session (superuser only).",

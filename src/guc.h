@@ -38,6 +38,7 @@ extern int	gpusort_algorithm_choice;
 extern int	gpusort_gpu_min_elements;
 extern bool gpusort_enabled;
 extern int	gpusort_min_rows;
+extern bool gpusort_cost_model;
 extern int	gpusort_max_memory;	/* MB */
 extern int	gpusort_work_mem;	/* MB; -1: gpusort_max_memory */
 extern bool gpusort_verify_order;

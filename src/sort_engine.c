@@ -103,6 +103,14 @@ gpusort_gpu_expected(void)
 	return gpusort_gpu_ready(NULL);
 }
 
+bool
+gpusort_gpu_known_unusable(void)
+{
+	return gpusort_device == GPUSORT_DEVICE_CPU ||
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU || IsParallelWorker() ||
+		gpu_state == GPU_ABSENT || gpu_state == GPU_BROKEN;
+}
+
 uint32 *
 gpusort_tie_bits_for(MemoryContext cxt, size_t n)
 {

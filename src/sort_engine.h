@@ -68,6 +68,13 @@ extern bool gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n,
 extern bool gpusort_gpu_expected(void);
 
 /*
+ * Has this backend already found that it sorts on the CPU: gpusort.device
+ * or gpusort.algorithm say cpu, or it tried the GPU and found none usable?
+ * Opens nothing (the planner asks).
+ */
+extern bool gpusort_gpu_known_unusable(void);
+
+/*
  * A sort has n rows so far: where the settings and n send it to the GPU
  * and the GPU is not open yet, start opening it in the background
  * (device_opener.h), to be ready when all the rows are.

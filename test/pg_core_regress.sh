@@ -2,9 +2,10 @@
 # test/pg_core_regress.sh -- PostgreSQL's own core regression suite
 # (src/test/regress, parallel_schedule) run twice, each on a fresh scratch
 # instance of the installed server: natively, and with gpusort loaded into
-# every session (session_preload_libraries, gpusort.min_rows = 0, so every
-# Sort gpusort can take becomes a GpuSort, and gpusort.verify_order = on, so
-# every GpuSort checks its output order with PostgreSQL's comparators).  The
+# every session (session_preload_libraries, gpusort.min_rows = 0 and
+# gpusort.cost_model = off, so every Sort gpusort can take becomes a
+# GpuSort, and gpusort.verify_order = on, so every GpuSort checks its
+# output order with PostgreSQL's comparators).  The
 # gpusort run's results/*.out are compared with the native run's (not with
 # expected/) by test/regress_diff_classify.py.  Exit status 0 only when
 #   - neither server log shows a crash (terminated by signal, PANIC, TRAP:),
@@ -298,7 +299,7 @@ run_mode() {
 
 run_mode native "$(printf '%s\n' "# native: no gpusort" "jit = off" "shared_preload_libraries = ''")"
 run_mode gpusort "$(printf '%s\n' "# gpusort: every Sort it can take is a GpuSort, each checked" "jit = off" \
-	"shared_preload_libraries = ''" "session_preload_libraries = 'gpusort'" "gpusort.min_rows = 0" \
+	"shared_preload_libraries = ''" "session_preload_libraries = 'gpusort'" "gpusort.min_rows = 0" "gpusort.cost_model = off" \
 	"gpusort.verify_order = on" ${GPUSORT_EXTRA_CONF:+"$GPUSORT_EXTRA_CONF"})"
 
 # ---- the comparison ------------------------------------------------------

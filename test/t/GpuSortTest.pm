@@ -11,7 +11,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 # A started cluster named $name with gpusort in shared_preload_libraries,
-# every eligible Sort replaced (gpusort.min_rows = 0), and $extra appended
+# every eligible Sort replaced (gpusort.min_rows = 0, gpusort.cost_model = off), and $extra appended
 # to its configuration.
 sub new_node
 {
@@ -21,6 +21,7 @@ sub new_node
 	$node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'gpusort'
 gpusort.min_rows = 0
+gpusort.cost_model = off
 max_connections = 60
 jit = off
 log_min_messages = warning
