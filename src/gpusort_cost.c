@@ -229,7 +229,9 @@ gpusort_estimate(const GpuSortCostInput *in, GpuSortCost *est)
 			out = Min(n, (double) in->bound);
 		}
 		est->on_gpu = !in->in_workers && gpusort_cost_gpu_path(stored);
-		intake = n * (encode + (stored < n ? CUT_ROW_OPS : 0)) + stored * row_ops;
+		/* the workers' and the leader's shares side by side, where they store the rows */
+		intake = (n * (encode + (stored < n ? CUT_ROW_OPS : 0)) + stored * row_ops) /
+			Max(in->intake_processes, 1.0);
 		sort = sort_ops(stored, Max(in->key_words, 1), est->on_gpu);
 		if (in->ties_finished)
 		{

@@ -27,6 +27,9 @@ typedef struct GpuSortCostInput
 	int64		bound;			/* LIMIT + OFFSET known at plan time, or -1 */
 	bool		in_workers;		/* below a Gather: run by parallel workers (CPU path) */
 	double		groups;			/* distinct keys expected above (sorted GROUP BY), or 0 */
+	double		intake_processes;	/* processes that encode and store the rows side by
+									 * side: a Gather's workers and leader over
+									 * GpuSortFill; 1 (or 0): the GpuSort alone */
 } GpuSortCostInput;
 
 /* The parts of the estimate, in the planner's cost units. */

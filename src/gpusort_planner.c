@@ -213,7 +213,8 @@ first_code_not_whole(const GpuSortKeyCode *codes, int nkeys)
  */
 static bool
 expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *codes, int nkeys,
-				int64 bound, double groups, Cost native_cost, Cost added_cost, GpuSortCost *est)
+				int64 bound, double groups, Cost native_cost, Cost added_cost,
+				double intake_processes, GpuSortCost *est)
 {
 	GpuSortCostInput in;
 
@@ -224,6 +225,7 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
 	in.bound = bound;
 	in.in_workers = below_gather;
 	in.groups = groups;
+	in.intake_processes = intake_processes;
 	for (int k = 0; k < nkeys; k++)
 	{
 		in.key_words += gpusort_code_words(codes[k], keys[k].type);
@@ -235,10 +237,10 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
 	gpusort_estimate(&in, est);
 	if (!gpusort_cost_model)
 		return true;
-	elog(DEBUG1, "gpusort: %.0f rows: GpuSort %.1f (%s; intake %.1f, sort %.1f, finish %.1f, "
-		 "emit %.1f, below %.1f) against native %.1f",
-		 in.rows, est->total + added_cost, est->on_gpu ? "GPU" : "CPU", est->intake, est->sort,
-		 est->finish, est->emit, added_cost, native_cost);
+	elog(DEBUG1, "gpusort: %.0f rows: GpuSort %.1f (%s; intake %.1f in %.0f processes, sort %.1f, "
+		 "finish %.1f, emit %.1f, below %.1f) against native %.1f",
+		 in.rows, est->total + added_cost, est->on_gpu ? "GPU" : "CPU", est->intake,
+		 Max(intake_processes, 1.0), est->sort, est->finish, est->emit, added_cost, native_cost);
 	return est->total + added_cost < native_cost;
 }
 
@@ -253,7 +255,8 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
  */
 static Plan *
 make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int64 bound,
-			 bool native_parallel, double groups, Cost native_cost, Cost added_cost)
+			 bool native_parallel, double groups, Cost native_cost, Cost added_cost,
+			 double intake_processes)
 {
 	GpuSortCost est;
 	CustomScan *cscan;
@@ -328,7 +331,7 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 
 	/* gpusort.cost_model: only where GpuSort is expected to cost less */
 	if (!expected_to_win(top, keys, codes, spec->numCols, bound, groups, native_cost, added_cost,
-						 &est))
+						 intake_processes, &est))
 		return NULL;
 
 	/* scan tuple = the child's row; output = top's targetlist over it */
@@ -516,6 +519,35 @@ scan_workers(SeqScan *scan)
 }
 
 /*
+ * The parallel workers parallel_scan_under would put under a GpuSort over
+ * child (bound: the GpuSort's), 0 if it would leave the scan serial.
+ */
+static int
+scan_under_workers(Plan *child, int64 bound)
+{
+	if (!gather_allowed || !IsA(child, SeqScan) || child->parallel_aware ||
+		!child->parallel_safe || child->initPlan != NIL ||
+		!bms_is_empty(child->extParam) || !bms_is_empty(child->allParam) ||
+		(bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND) ||
+		gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF)
+		return 0;
+	return scan_workers((SeqScan *) child);
+}
+
+/*
+ * The processes that encode and store a GpuSort's rows side by side where
+ * workers store them: a Gather's workers, and its leader where it runs
+ * the plan too (gpusort.gather_leader_scans); 1 where there are none.
+ */
+static double
+intake_processes(int workers)
+{
+	if (workers <= 0 || gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF)
+		return 1;
+	return workers + (gpusort_gather_leader_scans ? 1 : 0);
+}
+
+/*
  * Gather -> GpuSortFill -> Parallel Seq Scan in place of the serial Seq Scan
  * under gpusort (child), where the workers would store the rows (bound:
  * the GpuSort's); child itself otherwise.
@@ -525,15 +557,8 @@ parallel_scan_under(Plan *gpusort, Plan *child, int64 bound)
 {
 	Gather	   *gather;
 	Plan	   *fill;
-	int			workers;
+	int			workers = scan_under_workers(child, bound);
 
-	if (!gather_allowed || !IsA(child, SeqScan) || child->parallel_aware ||
-		!child->parallel_safe || child->initPlan != NIL ||
-		!bms_is_empty(child->extParam) || !bms_is_empty(child->allParam) ||
-		(bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND) ||
-		gpusort_parallel_fill == GPUSORT_PARALLEL_FILL_OFF)
-		return child;
-	workers = scan_workers((SeqScan *) child);
 	if (workers <= 0)
 		return child;
 	fill = gpusort_make_fill(child, ((CustomScan *) gpusort)->custom_private);
@@ -575,7 +600,7 @@ rewrite_sort(Sort *sort, int64 bound, Limit *runtime_limit, double groups)
 						   sort->plan.total_cost - sort->plan.lefttree->total_cost +
 						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width,
 													 bound),
-						   0);
+						   0, intake_processes(scan_under_workers(sort->plan.lefttree, bound)));
 	if (gpusort == NULL)
 		return (Plan *) sort;
 	if (runtime_limit != NULL && bound < 0)
@@ -593,6 +618,7 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit, double 
 	gm->sortOperators, gm->collations, gm->nullsFirst};
 	Gather	   *gather;
 	Plan	   *gpusort = NULL;
+	bool		fill;
 
 	/* a Sort's own initPlans or qual would have nowhere to go */
 	if (!IsA(sort, Sort) || gm->plan.qual != NIL || sort->plan.qual != NIL ||
@@ -622,12 +648,17 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit, double 
 	gather->invisible = false;
 	gather->initParam = bms_copy(gm->initParam);
 
+	/* the workers store the rows (GpuSortFill below the Gather) */
+	fill = gpusort_parallel_fill != GPUSORT_PARALLEL_FILL_OFF && sort->plan.lefttree->parallel_safe;
 	if (gpusort_cost_model)
 	{
-		/* a Gather's cost (cost_gather): start-up and each row through a tuple queue */
+		/*
+		 * A Gather's cost (cost_gather): start-up, and each row through a
+		 * tuple queue where the workers do not store the rows
+		 */
 		gather->plan.startup_cost = sort->plan.lefttree->startup_cost + parallel_setup_cost;
 		gather->plan.total_cost = sort->plan.lefttree->total_cost + parallel_setup_cost +
-			parallel_tuple_cost * gm->plan.plan_rows;
+			(fill ? 0 : parallel_tuple_cost * gm->plan.plan_rows);
 	}
 
 	/*
@@ -639,7 +670,8 @@ rewrite_gather_merge(GatherMerge *gm, int64 bound, Limit *runtime_limit, double 
 						   true, groups, gm->plan.total_cost - sort->plan.lefttree->total_cost +
 						   gpusort_native_sort_extra(sort->plan.plan_rows, sort->plan.plan_width,
 													 bound),
-						   gather->plan.total_cost - sort->plan.lefttree->total_cost);
+						   gather->plan.total_cost - sort->plan.lefttree->total_cost,
+						   intake_processes(fill ? gm->num_workers : 0));
 	if (gpusort != NULL)
 	{
 		if (runtime_limit != NULL && bound < 0)
