@@ -125,9 +125,12 @@ SELECT same_result('SELECT * FROM icu_hard ORDER BY name COLLATE en_icu DESC NUL
 SELECT same_result('SELECT name COLLATE en_icu AS n FROM icu_hard ORDER BY 1', 'n');
 CREATE COLLATION icu_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SELECT same_result('SELECT name COLLATE icu_ci AS n, i FROM icu_hard ORDER BY 1, 2', 'lower(n), i');
--- a single ICU key whose tied rows are many: threads sort the runs (1 +
--- max_parallel_workers_per_gather of them), by ICU as the comparator does
+-- a single ICU or libc key whose tied rows are many: threads sort the runs
+-- (1 + max_parallel_workers_per_gather of them), by ICU or strcoll as the
+-- comparator does
 SET max_parallel_workers_per_gather = 2;
+SELECT same_result('SELECT name COLLATE en_libc AS n FROM icu_hard ORDER BY 1 DESC', 'n');
+SELECT finish_line('SELECT name COLLATE en_libc AS n FROM icu_hard ORDER BY 1 DESC');
 SELECT same_result('SELECT name COLLATE en_icu AS n FROM icu_hard ORDER BY 1 DESC NULLS FIRST', 'n');
 SELECT finish_line('SELECT name COLLATE en_icu AS n FROM icu_hard ORDER BY 1 DESC NULLS FIRST');
 SELECT same_result('SELECT name COLLATE icu_ci AS n FROM icu_hard ORDER BY 1', 'lower(n)');

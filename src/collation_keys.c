@@ -71,6 +71,180 @@ collation_locale(Oid collation)
 	return cached_locale;
 }
 
+/*
+ * How the threads of sort_text_runs compare text under one collation:
+ * begin makes a thread's state (NULL: none could be made), compare orders
+ * two values as the collation does (*failed on an error), end frees the
+ * state.  None may call PostgreSQL (run_threads.h).
+ */
+typedef struct TextCompareMethods
+{
+	void	   *(*begin) (const void *collator);
+	int			(*compare) (void *state, const char *a, uint32 la, const char *b, uint32 lb,
+							bool *failed);
+	void		(*end) (void *state);
+} TextCompareMethods;
+
+/* entries of tied runs a slice of sort_text_runs hands to its threads */
+#define TEXT_RUNS_SLICE 262144
+
+/* One thread's share of the runs of a slice. */
+typedef struct TextRunsPart
+{
+	const TextCompareMethods *methods;
+	const void *collator;
+	void	   *state;			/* the thread's, from methods->begin */
+	bool		deterministic;
+	bool		descending;
+	const Datum *values;
+	const bool *isnull;
+	const uint32 *run_start;
+	Size		run_from;
+	Size		run_to;
+	uint32	   *order;
+	const char **s;				/* the values' bytes and lengths, this part's entries */
+	uint32	   *len;
+	bool		failed;
+} TextRunsPart;
+
+/* PostgreSQL's comparison of two text values (varlena.c), then entry order */
+static int
+compare_text_entries(const void *a, const void *b, void *arg)
+{
+	TextRunsPart *p = (TextRunsPart *) arg;
+	uint32		i = *(const uint32 *) a,
+				j = *(const uint32 *) b;
+	const char *si = p->s[i],
+			   *sj = p->s[j];
+	uint32		li = p->len[i],
+				lj = p->len[j];
+	int			r;
+
+	if (li == lj && memcmp(si, sj, li) == 0)
+		r = 0;
+	else
+	{
+		r = p->methods->compare(p->state, si, li, sj, lj, &p->failed);
+		/* a deterministic collation breaks ties by the bytes, as strcmp does */
+		if (r == 0 && p->deterministic)
+		{
+			r = memcmp(si, sj, Min(li, lj));
+			if (r == 0)
+				r = (li > lj) - (li < lj);
+		}
+		r = (r > 0) - (r < 0);
+	}
+	if (p->descending)
+		r = -r;
+	return r != 0 ? r : (i > j) - (i < j);
+}
+
+static void
+sort_text_part(void *arg)
+{
+	TextRunsPart *p = (TextRunsPart *) arg;
+
+	p->state = p->methods->begin(p->collator);
+	if (p->state == NULL)
+	{
+		p->failed = true;
+		return;
+	}
+	for (Size r = p->run_from; r < p->run_to && !p->failed; r++)
+	{
+		uint32		from = p->run_start[r],
+					to = p->run_start[r + 1];
+
+		for (uint32 e = from; e < to; e++)
+		{
+			Datum		v = p->values[e];
+
+			p->order[e] = e;
+			if (p->isnull[e])
+				continue;
+			/* inline and uncompressed only: detoasting needs the backend */
+			if (VARATT_IS_EXTENDED(DatumGetPointer(v)) && !VARATT_IS_SHORT(DatumGetPointer(v)))
+			{
+				p->failed = true;
+				break;
+			}
+			p->s[e] = VARDATA_ANY(DatumGetPointer(v));
+			p->len[e] = VARSIZE_ANY_EXHDR(DatumGetPointer(v));
+		}
+		if (!p->failed && !p->isnull[from])
+			qsort_arg(p->order + from, to - from, sizeof(uint32), compare_text_entries, p);
+	}
+	p->methods->end(p->state);
+}
+
+/*
+ * gpusort_collation_sort_runs with the collation's methods: slices of
+ * about TEXT_RUNS_SLICE entries, each shared out to the threads by
+ * entries, an interrupt check between slices.
+ */
+static bool
+sort_text_runs(const TextCompareMethods *methods, const void *collator, bool deterministic,
+			   bool descending, int nthreads, const Datum *values, const bool *isnull,
+			   Size nruns, const uint32 *run_start, uint32 *order)
+{
+	TextRunsPart parts[RUN_THREADS_MAX];
+	Size		n = run_start[nruns];
+	const char **s;
+	uint32	   *len;
+	bool		failed = false;
+
+	if (n == 0)
+		return false;
+	nthreads = Max(1, Min(nthreads, RUN_THREADS_MAX));
+	s = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	len = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (s == NULL || len == NULL)
+		return false;
+	for (Size r0 = 0; r0 < nruns && !failed;)
+	{
+		Size		r1 = r0 + 1;
+		int			nparts = 0;
+		Size		from,
+					per;
+
+		while (r1 < nruns && run_start[r1 + 1] - run_start[r0] <= TEXT_RUNS_SLICE)
+			r1++;
+		from = r0;
+		per = (run_start[r1] - run_start[r0] + nthreads - 1) / nthreads;
+		while (from < r1)
+		{
+			Size		to = from + 1;
+			TextRunsPart *p = &parts[nparts++];
+
+			while (to < r1 && (nparts == nthreads ||
+							   run_start[to + 1] - run_start[from] <= per))
+				to++;
+			memset(p, 0, sizeof(*p));
+			p->methods = methods;
+			p->collator = collator;
+			p->deterministic = deterministic;
+			p->descending = descending;
+			p->values = values;
+			p->isnull = isnull;
+			p->run_start = run_start;
+			p->run_from = from;
+			p->run_to = to;
+			p->order = order;
+			p->s = s;
+			p->len = len;
+			from = to;
+		}
+		run_thread_parts(sort_text_part, parts, sizeof(TextRunsPart), nparts);
+		for (int i = 0; i < nparts; i++)
+			failed |= parts[i].failed;
+		CHECK_FOR_INTERRUPTS();
+		r0 = r1;
+	}
+	pfree(s);
+	pfree(len);
+	return !failed;
+}
+
 #endif
 
 #ifdef HAVE_ICU_KEYS
@@ -145,179 +319,42 @@ gpusort_icu_key_words(Oid collation, Datum value, bool descending, int nw, uint3
 		pfree(s);
 }
 
-/* entries of tied runs a slice of gpusort_icu_sort_runs hands to its threads */
-#define ICU_SLICE_ENTRIES 262144
-
-/* One thread's share of the runs of a slice. */
-typedef struct IcuRunsPart
+/* ICU for sort_text_runs: each thread compares with a clone of the collator. */
+static void *
+icu_compare_begin(const void *collator)
 {
-	const UCollator *ucol;		/* the collation's; each thread compares with a clone */
-	bool		deterministic;
-	bool		descending;
-	const Datum *values;
-	const bool *isnull;
-	const uint32 *run_start;
-	Size		run_from;
-	Size		run_to;
-	uint32	   *order;
-	const char **s;				/* the values' bytes and lengths, this part's entries */
-	uint32	   *len;
-	bool		failed;
-} IcuRunsPart;
+	UErrorCode	status = U_ZERO_ERROR;
+	UCollator  *clone;
 
-typedef struct IcuCompare
-{
-	UCollator  *ucol;
-	IcuRunsPart *part;
-} IcuCompare;
+#if U_ICU_VERSION_MAJOR_NUM >= 71
+	clone = ucol_clone((const UCollator *) collator, &status);
+#else
+	clone = ucol_safeClone((const UCollator *) collator, NULL, NULL, &status);
+#endif
+	return U_FAILURE(status) ? NULL : clone;
+}
 
-/* PostgreSQL's comparison of two text values under an ICU collation (varlena.c) */
 static int
-compare_icu_entries(const void *a, const void *b, void *arg)
+icu_compare(void *state, const char *a, uint32 la, const char *b, uint32 lb, bool *failed)
 {
-	IcuCompare *c = (IcuCompare *) arg;
-	IcuRunsPart *p = c->part;
-	uint32		i = *(const uint32 *) a,
-				j = *(const uint32 *) b;
-	const char *si = p->s[i],
-			   *sj = p->s[j];
-	uint32		li = p->len[i],
-				lj = p->len[j];
-	int			r;
+	UErrorCode	status = U_ZERO_ERROR;
+	int			r = (int) ucol_strcollUTF8((UCollator *) state, a, (int32_t) la, b,
+										   (int32_t) lb, &status);
 
-	if (li == lj && memcmp(si, sj, li) == 0)
-		r = 0;
-	else
-	{
-		UErrorCode status = U_ZERO_ERROR;
-
-		r = (int) ucol_strcollUTF8(c->ucol, si, (int32_t) li, sj, (int32_t) lj, &status);
-		if (U_FAILURE(status))
-		{
-			p->failed = true;
-			r = 0;
-		}
-		/* a deterministic collation breaks ties by the bytes, as strcmp does */
-		if (r == 0 && p->deterministic)
-		{
-			r = memcmp(si, sj, Min(li, lj));
-			if (r == 0)
-				r = (li > lj) - (li < lj);
-		}
-		r = (r > 0) - (r < 0);
-	}
-	if (p->descending)
-		r = -r;
-	return r != 0 ? r : (i > j) - (i < j);
+	if (U_FAILURE(status))
+		*failed = true;
+	return r;
 }
 
 static void
-sort_icu_part(void *arg)
+icu_compare_end(void *state)
 {
-	IcuRunsPart *p = (IcuRunsPart *) arg;
-	UErrorCode	status = U_ZERO_ERROR;
-	IcuCompare	c;
-
-#if U_ICU_VERSION_MAJOR_NUM >= 71
-	c.ucol = ucol_clone(p->ucol, &status);
-#else
-	c.ucol = ucol_safeClone(p->ucol, NULL, NULL, &status);
-#endif
-	c.part = p;
-	if (U_FAILURE(status) || c.ucol == NULL)
-	{
-		p->failed = true;
-		return;
-	}
-	for (Size r = p->run_from; r < p->run_to && !p->failed; r++)
-	{
-		uint32		from = p->run_start[r],
-					to = p->run_start[r + 1];
-
-		for (uint32 e = from; e < to; e++)
-		{
-			Datum		v = p->values[e];
-
-			p->order[e] = e;
-			if (p->isnull[e])
-				continue;
-			/* inline and uncompressed only: detoasting needs the backend */
-			if (VARATT_IS_EXTENDED(DatumGetPointer(v)) && !VARATT_IS_SHORT(DatumGetPointer(v)))
-			{
-				p->failed = true;
-				break;
-			}
-			p->s[e] = VARDATA_ANY(DatumGetPointer(v));
-			p->len[e] = VARSIZE_ANY_EXHDR(DatumGetPointer(v));
-		}
-		if (!p->failed && !p->isnull[from])
-			qsort_arg(p->order + from, to - from, sizeof(uint32), compare_icu_entries, &c);
-	}
-	ucol_close(c.ucol);
+	ucol_close((UCollator *) state);
 }
 
-bool
-gpusort_icu_sort_runs(Oid collation, bool descending, int nthreads, const Datum *values,
-					  const bool *isnull, Size nruns, const uint32 *run_start, uint32 *order)
-{
-	pg_locale_t loc = icu_locale(collation);
-	IcuRunsPart parts[RUN_THREADS_MAX];
-	Size		n = run_start[nruns];
-	const char **s;
-	uint32	   *len;
-	bool		failed = false;
-
-	if (loc == NULL || GetDatabaseEncoding() != PG_UTF8 || n == 0)
-		return false;
-	nthreads = Max(1, Min(nthreads, RUN_THREADS_MAX));
-	s = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	len = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (s == NULL || len == NULL)
-		return false;
-	/* slices of about ICU_SLICE_ENTRIES entries, each shared out by entries */
-	for (Size r0 = 0; r0 < nruns && !failed;)
-	{
-		Size		r1 = r0 + 1;
-		int			nparts = 0;
-		Size		from,
-					per;
-
-		while (r1 < nruns && run_start[r1 + 1] - run_start[r0] <= ICU_SLICE_ENTRIES)
-			r1++;
-		from = r0;
-		per = (run_start[r1] - run_start[r0] + nthreads - 1) / nthreads;
-		while (from < r1)
-		{
-			Size		to = from + 1;
-			IcuRunsPart *p = &parts[nparts++];
-
-			while (to < r1 && (nparts == nthreads ||
-							   run_start[to + 1] - run_start[from] <= per))
-				to++;
-			p->ucol = loc->info.icu.ucol;
-			p->deterministic = loc->deterministic;
-			p->descending = descending;
-			p->values = values;
-			p->isnull = isnull;
-			p->run_start = run_start;
-			p->run_from = from;
-			p->run_to = to;
-			p->order = order;
-			p->s = s;
-			p->len = len;
-			p->failed = false;
-			from = to;
-		}
-		run_thread_parts(sort_icu_part, parts, sizeof(IcuRunsPart), nparts);
-		for (int i = 0; i < nparts; i++)
-			failed |= parts[i].failed;
-		CHECK_FOR_INTERRUPTS();
-		r0 = r1;
-	}
-	pfree(s);
-	pfree(len);
-	return !failed;
-}
+static const TextCompareMethods icu_compare_methods = {
+	icu_compare_begin, icu_compare, icu_compare_end
+};
 
 #else							/* !HAVE_ICU_KEYS */
 
@@ -327,12 +364,6 @@ gpusort_icu_keys_usable(Oid collation)
 	return false;
 }
 
-bool
-gpusort_icu_sort_runs(Oid collation, bool descending, int nthreads, const Datum *values,
-					  const bool *isnull, Size nruns, const uint32 *run_start, uint32 *order)
-{
-	return false;
-}
 
 void
 gpusort_icu_key_words(Oid collation, Datum value, bool descending, int nw, uint32 *out)
@@ -409,10 +440,105 @@ gpusort_libc_key_words(Oid collation, Datum value, bool descending, int nw, uint
 		pfree(s);
 }
 
+/* libc for sort_text_runs: strcoll_l of NUL-terminated copies in the thread's buffers */
+typedef struct LibcCompareState
+{
+	pg_locale_t loc;			/* NULL: the process's LC_COLLATE (strcoll) */
+	char	   *buf[2];
+	size_t		cap[2];
+} LibcCompareState;
+
+static void *
+libc_compare_begin(const void *collator)
+{
+	LibcCompareState *st = calloc(1, sizeof(LibcCompareState));
+
+	if (st != NULL)
+		st->loc = (pg_locale_t) collator;
+	return st;
+}
+
+/* s (len bytes) NUL-terminated in buffer k of st; NULL if memory ran out */
+static const char *
+libc_cstring(LibcCompareState *st, int k, const char *s, uint32 len)
+{
+	if ((size_t) len + 1 > st->cap[k])
+	{
+		size_t		cap = Max((size_t) len + 1, 2 * st->cap[k]);
+		char	   *buf = realloc(st->buf[k], Max(cap, 256));
+
+		if (buf == NULL)
+			return NULL;
+		st->buf[k] = buf;
+		st->cap[k] = Max(cap, 256);
+	}
+	memcpy(st->buf[k], s, len);
+	st->buf[k][len] = '\0';
+	return st->buf[k];
+}
+
+static int
+libc_compare(void *state, const char *a, uint32 la, const char *b, uint32 lb, bool *failed)
+{
+	LibcCompareState *st = (LibcCompareState *) state;
+	const char *ca = libc_cstring(st, 0, a, la);
+	const char *cb = libc_cstring(st, 1, b, lb);
+
+	if (ca == NULL || cb == NULL)
+	{
+		*failed = true;
+		return 0;
+	}
+	return st->loc != NULL ? strcoll_l(ca, cb, st->loc->info.lt) : strcoll(ca, cb);
+}
+
+static void
+libc_compare_end(void *state)
+{
+	LibcCompareState *st = (LibcCompareState *) state;
+
+	free(st->buf[0]);
+	free(st->buf[1]);
+	free(st);
+}
+
+static const TextCompareMethods libc_compare_methods = {
+	libc_compare_begin, libc_compare, libc_compare_end
+};
+
+bool
+gpusort_collation_sort_runs(Oid collation, bool descending, int nthreads, const Datum *values,
+							const bool *isnull, Size nruns, const uint32 *run_start,
+							uint32 *order)
+{
+	pg_locale_t loc = NULL;
+
+#ifdef HAVE_ICU_KEYS
+	loc = icu_locale(collation);
+	if (loc != NULL)
+		/* ucol_strcollUTF8 reads UTF-8, as PostgreSQL's comparator does there */
+		return GetDatabaseEncoding() == PG_UTF8 &&
+			sort_text_runs(&icu_compare_methods, loc->info.icu.ucol, loc->deterministic,
+						   descending, nthreads, values, isnull, nruns, run_start, order);
+#endif
+	if (libc_locale(collation, &loc))
+		return sort_text_runs(&libc_compare_methods, loc, loc == NULL || loc->deterministic,
+							  descending, nthreads, values, isnull, nruns, run_start, order);
+	return false;
+}
+
 #else							/* !HAVE_COLLATION_KEYS */
 
 bool
 gpusort_libc_keys_usable(Oid collation)
+{
+	return false;
+}
+
+bool
+gpusort_collation_sort_runs(Oid collation, bool descending, int nthreads, const Datum *values,
+							const bool *isnull, Size nruns, const uint32 *run_start,
+							uint32 *order)
 {
 	return false;
 }

@@ -46,19 +46,19 @@ extern void gpusort_libc_key_words(Oid collation, Datum value, bool descending, 
 								   uint32 *out);
 
 /*
- * Sort each run of tied text values under an ICU collation as PostgreSQL's
- * comparator orders them (ICU's comparison, then, for a deterministic
- * collation, their bytes), ascending or descending, equal values in entry
- * order, with nthreads threads: run r is entries [run_start[r],
- * run_start[r + 1]), entry e's value values[e] (NULL where isnull[e]: a
- * run of NULLs keeps its order).  On return order[run_start[r] + q] is the
- * q-th entry of run r.  False where this cannot be done so (not an ICU
- * collation, not a UTF-8 database, a value compressed or stored out of
- * line, an ICU error): the caller then sorts by the comparators.  May
- * raise a cancel between slices of the runs.
+ * Sort each run of tied text values under an ICU or libc collation as
+ * PostgreSQL's comparator orders them (ICU's comparison or strcoll, then,
+ * for a deterministic collation, their bytes), ascending or descending,
+ * equal values in entry order, with nthreads threads (run_threads.h): run
+ * r is entries [run_start[r], run_start[r + 1]), entry e's value values[e]
+ * (NULL where isnull[e]: a run of NULLs keeps its order).  On return
+ * order[run_start[r] + q] is the q-th entry of run r.  False where this
+ * cannot be done so (another collation, ICU outside a UTF-8 database, a
+ * value compressed or stored out of line, an error): the caller then sorts
+ * by the comparators.  May raise a cancel between slices of the runs.
  */
-extern bool gpusort_icu_sort_runs(Oid collation, bool descending, int nthreads,
-								  const Datum *values, const bool *isnull,
-								  Size nruns, const uint32 *run_start, uint32 *order);
+extern bool gpusort_collation_sort_runs(Oid collation, bool descending, int nthreads,
+										const Datum *values, const bool *isnull,
+										Size nruns, const uint32 *run_start, uint32 *order);
 
 #endif

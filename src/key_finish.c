@@ -57,7 +57,7 @@
 #define WIDTH_SAMPLE_ROWS 16384
 #define WIDTH_SAMPLE_TIES 2
 
-/* fewest tied rows of an ICU key that threads sort (sort_icu_runs) */
+/* fewest tied rows of an ICU or libc text key that threads sort (sort_collation_runs) */
 #define THREADED_FINISH_MIN_ROWS 16384
 
 /* rows handled between two interrupt checks */
@@ -831,24 +831,25 @@ compare_entries(const void *a, const void *b, void *arg)
 }
 
 /*
- * Step 3 for a single ICU text key, with threads: each thread sorts whole
- * runs by ICU itself (collation_keys.h), the comparator's order.  False
- * where it cannot (then the comparators sort every run).
+ * Step 3 for a single text key under an ICU or libc collation, with
+ * threads: each thread sorts whole runs by the collation itself
+ * (collation_keys.h), the comparator's order.  False where it cannot (then
+ * the comparators sort every run).
  */
 static bool
-sort_icu_runs(KeyFinish *kf, Tied *t, uint32 *perm)
+sort_collation_runs(KeyFinish *kf, Tied *t, uint32 *perm)
 {
 	uint32	   *order;
 
-	if (kf->first_code != GPUSORT_CODE_ICU || kf->nkeys != 1 || kf->threads < 2 ||
-		t->n < THREADED_FINISH_MIN_ROWS)
+	if ((kf->first_code != GPUSORT_CODE_ICU && kf->first_code != GPUSORT_CODE_LIBC) ||
+		kf->nkeys != 1 || kf->threads < 2 || t->n < THREADED_FINISH_MIN_ROWS)
 		return false;
 	order = palloc_extended(t->n * sizeof(uint32), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	if (order == NULL)
 		return false;
-	if (!gpusort_icu_sort_runs(kf->ssup[0].ssup_collation, kf->ssup[0].ssup_reverse,
-							   kf->threads, t->values, t->isnull, t->nruns, t->run_start,
-							   order))
+	if (!gpusort_collation_sort_runs(kf->ssup[0].ssup_collation, kf->ssup[0].ssup_reverse,
+									 kf->threads, t->values, t->isnull, t->nruns,
+									 t->run_start, order))
 	{
 		pfree(order);
 		return false;
@@ -869,7 +870,7 @@ sort_runs(KeyFinish *kf, Tied *t, uint32 *perm)
 	Size		longest = 0;
 	uint32	   *idx;
 
-	if (sort_icu_runs(kf, t, perm))
+	if (sort_collation_runs(kf, t, perm))
 		return true;
 
 	for (Size r = 0; r < t->nruns; r++)
