@@ -409,46 +409,6 @@ scan_ties(const uint32 *const *words, int nwords, Size n, const uint32 *perm)
 }
 
 /*
- * Runs whose first row's last key word run_held_whole reads ahead of the
- * run being looked at: those words lie at random, one cache miss a run.
- */
-#define RUN_PREFETCH 16
-
-/* A cursor RUN_PREFETCH runs ahead that prefetches what run_held_whole reads. */
-typedef struct RunAhead
-{
-	const uint32 *same;
-	const uint32 *words;		/* NULL: no words are read */
-	const uint32 *perm;
-	Size		n;
-	Size		m;
-	Size		at;				/* the run start prefetched last */
-} RunAhead;
-
-static inline void
-run_ahead_step(RunAhead *a)
-{
-	if (a->at >= a->m)
-		return;
-	__builtin_prefetch(&a->words[a->perm[a->at]]);
-	a->at = next_run(a->same, a->n, run_end(a->same, a->n, a->at));
-}
-
-static void
-run_ahead_start(RunAhead *a, const KeyFinish *kf, const uint32 *same,
-				const uint32 *const *words, int nwords, const uint32 *perm, Size n, Size m)
-{
-	a->same = same;
-	a->words = kf->nkeys == 1 && kf->first_code == GPUSORT_CODE_BYTES ? words[nwords - 1] : NULL;
-	a->perm = perm;
-	a->n = n;
-	a->m = a->words ? m : 0;
-	a->at = next_run(same, n, 0);
-	for (int d = 0; d < RUN_PREFETCH; d++)
-		run_ahead_step(a);
-}
-
-/*
  * Does the run beginning at position i need finishing?  Not where its text
  * values end within the words (so are equal) and are the only key.
  */
@@ -470,7 +430,6 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 	const uint32 *same = kf->tie_bits;
 	uint32	   *scanned = NULL;
 	Size		count = 0;
-	RunAhead	ahead;
 	bool		cache;
 	bool		ok = true;
 
@@ -481,13 +440,11 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		return false;
 
 	/* the tied rows of the runs that begin before m, counted, then gathered */
-	run_ahead_start(&ahead, kf, same, words, nwords, perm, n, m);
 	for (Size i = next_run(same, n, 0); i < m; i = next_run(same, n, i))
 	{
 		Size		j = run_end(same, n, i);
 
 		CHECK_FOR_INTERRUPTS();
-		run_ahead_step(&ahead);
 		if (run_needs_finish(kf, words, nwords, perm, i))
 			count += j - i;
 		i = j;
@@ -508,12 +465,10 @@ gather_tied(KeyFinish *kf, const uint32 *const *words, int nwords, Size n,
 		ok = false;
 		goto out;
 	}
-	run_ahead_start(&ahead, kf, same, words, nwords, perm, n, m);
 	for (Size i = next_run(same, n, 0); i < m; i = next_run(same, n, i))
 	{
 		Size		j = run_end(same, n, i);
 
-		run_ahead_step(&ahead);
 		if (run_needs_finish(kf, words, nwords, perm, i))
 		{
 			/* values held whole tie in the first key: only the keys after it split them */
