@@ -199,7 +199,11 @@ sort_text_runs(const TextCompareMethods *methods, const void *collator, bool det
 	s = palloc_extended(n * sizeof(char *), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	len = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	if (s == NULL || len == NULL)
+	{
+		if (s != NULL)
+			pfree(s);
 		return false;
+	}
 	for (Size r0 = 0; r0 < nruns && !failed;)
 	{
 		Size		r1 = r0 + 1;

@@ -452,7 +452,6 @@ forget_sort(GpuSortState *state)
 	fill_area_close(state->fill);
 	state->fill = NULL;
 	state->fill_rows = 0;
-	state->fill_kept = 0;
 }
 
 static void

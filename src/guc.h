@@ -29,7 +29,7 @@ typedef enum GpuSortParallelFill
 {
 	GPUSORT_PARALLEL_FILL_OFF,
 	GPUSORT_PARALLEL_FILL_ON,
-	GPUSORT_PARALLEL_FILL_AUTO	/* where the rows are stored as columns */
+	GPUSORT_PARALLEL_FILL_AUTO	/* the default; as on (parallel_fill.c) */
 } GpuSortParallelFill;
 
 /* GUC variables (guc.c) */

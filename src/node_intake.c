@@ -43,11 +43,18 @@ init_stores(GpuSortState *state)
 		column_store_init(&state->cols, state->sortcxt, desc);
 }
 
+/* The workers' chunks the tuple store points into (fill_area_keep_chunk). */
+static Size
+kept_bytes(GpuSortState *state)
+{
+	return state->fill ? fill_area_kept_bytes(state->fill) : 0;
+}
+
 /* Memory the stored rows take. */
 static Size
 stored_bytes(GpuSortState *state)
 {
-	return (state->columnar ? state->cols.bytes : state->store.bytes) + state->fill_kept;
+	return (state->columnar ? state->cols.bytes : state->store.bytes) + kept_bytes(state);
 }
 
 /* Memory the row store takes a row, beyond what its data may take elsewhere. */
@@ -423,7 +430,6 @@ store_chunk_tuples(GpuSortState *state, const FillChunkView *v, bool *kept)
 	if (!*kept)
 		return tuple_store_add_copies(&state->store, v->data, v->data_used, v->tuple_off,
 									  v->nrows);
-	state->fill_kept += v->bytes;
 	tuple_store_add_refs(&state->store, v->data, v->tuple_off, v->nrows);
 	return true;
 }
@@ -437,7 +443,7 @@ publish_leader_bytes(GpuSortState *state, Size cap, Size key_bytes)
 {
 	/* the chunks kept count in the area's own memory already */
 	fill_area_set_leader_bytes(state->fill, state->tuplesort ? 0 :
-							   stored_bytes(state) - state->fill_kept + cap * key_bytes);
+							   stored_bytes(state) - kept_bytes(state) + cap * key_bytes);
 }
 
 /*
@@ -889,7 +895,7 @@ node_sort_input(GpuSortState *state)
 		n = take_filled_rows(state, kw, n, &cap, &key_bytes, true);
 		rows += state->fill_rows;
 		/* every row is in this node's memory now, or in chunks it kept */
-		if (state->fill_kept == 0)
+		if (kept_bytes(state) == 0)
 		{
 			fill_area_close(state->fill);
 			state->fill = NULL;

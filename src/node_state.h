@@ -73,7 +73,6 @@ typedef struct GpuSortState
 	bool		has_fill;
 	FillArea   *fill;			/* the workers' chunks; NULL: none */
 	Size		fill_rows;		/* rows the workers stored */
-	Size		fill_kept;		/* bytes of the workers' chunks the store points into */
 
 	/* top-k heap */
 	TopKEntry  *heap;
