@@ -1,8 +1,8 @@
 --
 -- Memory: one budget per GpuSort node (gpusort.max_memory, set by a
 -- superuser; gpusort.work_mem, which any user may set lower), the top-k
--- heap counted against it, and the tuplesort fallback past it.  Also
--- gpusort.verify_order, and invalid settings.
+-- heap counted against it, and sorted runs past it (gpusort_spill tests
+-- them further).  Also gpusort.verify_order, and invalid settings.
 --
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
@@ -20,9 +20,9 @@ INSERT INTO m SELECT i, hashint4(i) % 1000, repeat(md5(i::text), 10)
 FROM generate_series(1, 20000) i;
 ANALYZE m;
 
--- past the budget, sorts planned under it keep the native Sort, and rows
--- that exceed it only when the plan runs go to the tuplesort: the top-k
--- heap to a bounded one
+-- past the budget, sorts are still GpuSorts (they write sorted runs); a
+-- top-k heap that exceeds it when the plan runs goes to a bounded
+-- tuplesort
 SET gpusort.work_mem = 1;
 EXPLAIN (COSTS OFF) SELECT * FROM m ORDER BY k, id LIMIT 10000;
 EXPLAIN (COSTS OFF) SELECT * FROM m ORDER BY k, id;
@@ -31,7 +31,7 @@ SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
 FROM explain_json_later('SELECT * FROM m ORDER BY k, id LIMIT 10000', 'SET gpusort.work_mem = 1') j,
      LATERAL (SELECT j -> 'Plans' -> 0) x(p);
 RESET gpusort.work_mem;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
+SELECT p ->> 'Algorithm' AS algorithm, (p ->> 'Sorted Runs')::int > 1 AS runs
 FROM explain_json_later('SELECT * FROM m ORDER BY id DESC', 'SET gpusort.work_mem = 1') p;
 RESET gpusort.work_mem;
 BEGIN;
@@ -49,7 +49,7 @@ SELECT p ->> 'Algorithm' <> 'tuplesort' AS not_tuplesort FROM explain_json('SELE
 SELECT same_result('SELECT * FROM m ORDER BY k, id', 'k, id');
 
 -- only a superuser may raise gpusort.max_memory; a user's gpusort.work_mem
--- above it has no effect
+-- above it has no effect: the sort still writes runs
 CREATE ROLE gpusort_user;
 GRANT SELECT ON m TO gpusort_user;
 SET gpusort.max_memory = 1;
@@ -57,7 +57,8 @@ SET ROLE gpusort_user;
 SET gpusort.max_memory = '1TB';
 SET gpusort.verify_order = off;
 SET gpusort.work_mem = '1TB';
-EXPLAIN (COSTS OFF) SELECT * FROM m ORDER BY k, id;
+SELECT (p ->> 'Sorted Runs')::int > 1 AS runs
+FROM explain_json('SELECT * FROM m ORDER BY k, id') p;
 RESET gpusort.work_mem;
 RESET ROLE;
 RESET gpusort.max_memory;

@@ -210,13 +210,15 @@ SELECT count(*) > 0 AS xml_has_algorithm FROM explain_lines('SELECT i FROM g ORD
 
 RESET gpusort.algorithm;
 
--- a small gpusort.work_mem (a user may lower gpusort.max_memory): a sort
--- planned under it keeps the native Sort; rows that exceed it when the plan
--- runs (a plan made before it was set, as with a row misestimate) make the
--- node fall back to PostgreSQL's tuplesort
+-- a small gpusort.work_mem (a user may lower gpusort.max_memory): rows
+-- that exceed it, whether the plan expected them or not (a plan made
+-- before it was set, as with a row misestimate), are sorted in runs
+-- written to temporary files and merged; a cursor that may go backward
+-- reads the runs merged into one file
 CREATE TABLE wide AS SELECT i, repeat(md5(i::text), 20) AS pad FROM generate_series(1, 3000) i;
 ANALYZE wide;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
+SELECT p ->> 'Algorithm' AS algorithm, (p ->> 'Sorted Runs')::int > 1 AS runs,
+       p ->> 'Merged Into One File' AS one_file
 FROM explain_json_later('SELECT * FROM wide ORDER BY i DESC', 'SET gpusort.work_mem = 1') p;
 EXPLAIN (COSTS OFF) SELECT * FROM wide ORDER BY i DESC;
 SELECT same_result('SELECT * FROM wide ORDER BY i DESC', 'i');
@@ -228,12 +230,12 @@ FETCH 2 FROM w;
 FETCH BACKWARD 1 FROM w;
 FETCH LAST FROM w;
 COMMIT;
--- rows of fixed-length columns only are kept column-wise; they fall back too
+-- rows of fixed-length columns only are kept column-wise; they make runs too
 CREATE TABLE narrow AS
 SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE (i % 7)::float4 END AS f
 FROM generate_series(1, 100000) i;
 ANALYZE narrow;
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
+SELECT p ->> 'Algorithm' AS algorithm, (p ->> 'Sorted Runs')::int > 1 AS runs
 FROM explain_json_later('SELECT * FROM narrow ORDER BY f, i DESC', 'SET gpusort.work_mem = 1') p;
 RESET gpusort.work_mem;
 BEGIN;
@@ -311,8 +313,8 @@ SELECT same_result('SELECT * FROM pf ORDER BY d DESC, i', 'd, i');
 RESET gpusort.gather_leader_scans;
 SET parallel_leader_participation = off;
 -- a memory limit the workers meet part way: the rest of their rows comes
--- up through the Gather, and the GpuSort hands them all to tuplesort
-SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason,
+-- up through the Gather, and the GpuSort writes runs
+SELECT p ->> 'Algorithm' AS algorithm, (p ->> 'Sorted Runs')::int > 1 AS runs,
        (p ->> 'Rows Stored by Workers')::int BETWEEN 1 AND 99999 AS workers_stored_some
 FROM explain_json_later('SELECT * FROM pf ORDER BY d, i', 'SET gpusort.work_mem = ''12MB''') p;
 RESET gpusort.work_mem;

@@ -26,6 +26,10 @@
  *           plus n * CHECK_ROW where a libc key's order is checked
  *   emit    n * (EMIT_ROW + EMIT_BYTE * w)
  *   plus    STARTUP once
+ *   runs    where the rows are expected to outgrow the memory budget
+ *           (node_spill.h): each page of the runs written and read once
+ *           at seq_page_cost, and MERGE_COMPARE per row and log2(runs)
+ *           levels of the merge's heap
  *
  * Under a bound b <= GPUSORT_TOPK_MAX_BOUND the rows go through a CPU
  * top-k heap: n * TOPK_ROW, plus the rows that enter the heap,
@@ -133,6 +137,13 @@
  * spread over that memory.  CPU path, 1M rows in memory at the same
  * estimate: 600 ns a row of 109 bytes, 400 ns a row of 12, 2 ns a byte.
  */
+/*
+ * The merge of runs past the budget: a heap comparison of two rows' key
+ * words, as cost_sort prices a comparison (2 cpu_operator_costs).  Not
+ * yet calibrated on the GPU host.
+ */
+#define MERGE_COMPARE_OPS		2.0
+
 #define NATIVE_BYTE_OPS			0.2
 
 /* Rows a heap of bound b keeps, of n read in random order: b (1 + ln(n / b)). */
@@ -253,4 +264,14 @@ gpusort_estimate(const GpuSortCostInput *in, GpuSortCost *est)
 	est->emit = emit * cpu_operator_cost;
 	est->startup = STARTUP_OPS * cpu_operator_cost + est->intake + est->sort + est->finish;
 	est->total = est->startup + est->emit;
+	if (in->spill_bytes > 0 && !(in->bound >= 0 && in->bound <= GPUSORT_TOPK_MAX_BOUND))
+	{
+		/* written before the first row; read and merged as the rows are handed up */
+		Cost		io = in->spill_bytes / BLCKSZ * seq_page_cost;
+
+		est->runs = 2 * io + out * MERGE_COMPARE_OPS * log2(Max(in->runs, 2.0)) *
+			cpu_operator_cost;
+		est->startup += io;
+		est->total += est->runs;
+	}
 }

@@ -30,6 +30,8 @@ typedef struct GpuSortCostInput
 	double		intake_processes;	/* processes that encode and store the rows side by
 									 * side: a Gather's workers and leader over
 									 * GpuSortFill; 1 (or 0): the GpuSort alone */
+	double		spill_bytes;	/* bytes of runs written past the memory budget (0: none) */
+	double		runs;			/* the runs they make */
 } GpuSortCostInput;
 
 /* The parts of the estimate, in the planner's cost units. */
@@ -39,6 +41,7 @@ typedef struct GpuSortCost
 	Cost		sort;			/* the GPU or CPU sort, with the transfer */
 	Cost		finish;			/* rows whose keys tie, ordered on the CPU */
 	Cost		emit;			/* handing rows up */
+	Cost		runs;			/* runs past the budget: written, read and merged */
 	Cost		startup;		/* everything before the first row comes out */
 	Cost		total;
 	bool		on_gpu;			/* priced by the GPU path's figures */

@@ -5,7 +5,8 @@
  * On the first fetch the node reads and sorts its whole input
  * (node_intake.c, node_topk.c); then it hands rows up in the sorted order.
  * Backward fetches, mark/restore and rescans move a cursor over the
- * permutation (or over the tuplesort that took the rows).  EXPLAIN:
+ * permutation (or over the merged runs of a sort past its budget,
+ * node_spill.c, or over the tuplesort that took the rows).  EXPLAIN:
  * node_explain.c.
  */
 #include "postgres.h"
@@ -193,6 +194,8 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 		gpusort_settle_abbrev(&key, &state->codes[k], &state->abbrev[k]);
 	}
 	state->cur = -1;
+	/* runs past the budget are merged into one file where this may be needed */
+	state->random_access = (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) != 0;
 	{
 		Plan	   *outer = outerPlan(node->ss.ps.plan);
 
@@ -392,6 +395,8 @@ exec_scan(CustomScanState *node)
 		if (!tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL))
 			ExecClearTuple(slot);
 	}
+	else if (state->spill)
+		slot = spill_fetch(state, forward);
 	else
 	{
 		int64		n = (int64) state->nresult;
@@ -438,6 +443,7 @@ forget_sort(GpuSortState *state)
 	if (state->tuplesort)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
+	spill_close(state);
 	state->heap = NULL;
 	state->heap_n = 0;
 	state->heap_bytes = 0;
@@ -482,6 +488,8 @@ rescan(CustomScanState *node)
 	state->cur = -1;
 	if (state->tuplesort)
 		tuplesort_rescan(state->tuplesort);
+	else if (state->spill)
+		spill_rescan(state);
 }
 
 static void
@@ -491,6 +499,8 @@ mark_pos(CustomScanState *node)
 
 	if (state->tuplesort)
 		tuplesort_markpos(state->tuplesort);
+	else if (state->spill)
+		spill_mark(state);
 	else
 		state->mark = state->cur;
 }
@@ -502,6 +512,8 @@ restr_pos(CustomScanState *node)
 
 	if (state->tuplesort)
 		tuplesort_restorepos(state->tuplesort);
+	else if (state->spill)
+		spill_restore(state);
 	else
 		state->cur = state->mark;
 }

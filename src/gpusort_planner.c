@@ -36,6 +36,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/table.h"
 #include "catalog/pg_type.h"
 #include "common/int.h"
@@ -170,26 +172,30 @@ to_scan_columns(List *tlist, List *columns)
 }
 
 /*
- * Would the rows the planner expects fit gpusort's memory budget
- * (gpusort_memory_limit)?  Per row: the stored tuple with its header and
- * pointer, up to three key words a key, and the permutation and CPU sort
- * scratch; a small bound keeps only that many rows (the top-k heap).  The
- * executor still checks the rows that actually arrive.
+ * The bytes of sorted runs the rows the planner expects would write past
+ * gpusort's memory budget (gpusort_memory_limit; node_spill.h), 0 if they
+ * fit, and in *runs how many.  In memory a row takes the stored tuple with
+ * its header and pointer, up to three key words a key, and the permutation
+ * and CPU sort scratch; in a run the tuple and its key words.  A small
+ * bound keeps only that many rows (the top-k heap).
  */
-static bool
-fits_memory_budget(Plan *child, double rows, const GpuSortKeySpec *keys,
-				   const GpuSortKeyCode *codes, int nkeys, int64 bound)
+static double
+expected_run_bytes(Plan *child, double rows, const GpuSortKeySpec *keys,
+				   const GpuSortKeyCode *codes, int nkeys, int64 bound, double *runs)
 {
-	double		row_bytes = MAXALIGN(child->plan_width + MINIMAL_TUPLE_DATA_OFFSET) +
-		sizeof(void *) + 4 * sizeof(uint32);
+	double		tuple_bytes = MAXALIGN(child->plan_width + MINIMAL_TUPLE_DATA_OFFSET);
+	double		key_bytes = 0;
+	double		memory;
 
 	for (int k = 0; k < nkeys; k++)
-	{
-		row_bytes += (1 + gpusort_code_words(codes[k], keys[k].type)) * sizeof(uint32);
-	}
+		key_bytes += (1 + gpusort_code_words(codes[k], keys[k].type)) * sizeof(uint32);
 	if (bound >= 0 && bound <= GPUSORT_TOPK_MAX_BOUND)
 		rows = Min(rows, (double) bound);
-	return rows * row_bytes <= (double) gpusort_memory_limit();
+	memory = rows * (tuple_bytes + sizeof(void *) + 4 * sizeof(uint32) + key_bytes);
+	*runs = ceil(memory / (double) gpusort_memory_limit());
+	if (*runs <= 1)
+		return 0;
+	return rows * (tuple_bytes + key_bytes + sizeof(uint32));
 }
 
 /* The code of the first key that is not WHOLE (WHOLE if none). */
@@ -226,6 +232,7 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
 	in.in_workers = below_gather;
 	in.groups = groups;
 	in.intake_processes = intake_processes;
+	in.spill_bytes = expected_run_bytes(top, in.rows, keys, codes, nkeys, bound, &in.runs);
 	for (int k = 0; k < nkeys; k++)
 	{
 		in.key_words += gpusort_code_words(codes[k], keys[k].type);
@@ -238,9 +245,10 @@ expected_to_win(Plan *top, const GpuSortKeySpec *keys, const GpuSortKeyCode *cod
 	if (!gpusort_cost_model)
 		return true;
 	elog(DEBUG1, "gpusort: %.0f rows: GpuSort %.1f (%s; intake %.1f in %.0f processes, sort %.1f, "
-		 "finish %.1f, emit %.1f, below %.1f) against native %.1f",
+		 "finish %.1f, emit %.1f, runs %.1f, below %.1f) against native %.1f",
 		 in.rows, est->total + added_cost, est->on_gpu ? "GPU" : "CPU", est->intake,
-		 Max(intake_processes, 1.0), est->sort, est->finish, est->emit, added_cost, native_cost);
+		 Max(intake_processes, 1.0), est->sort, est->finish, est->emit, est->runs, added_cost,
+		 native_cost);
 	return est->total + added_cost < native_cost;
 }
 
@@ -324,10 +332,6 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 		descending = lappend_int(descending, desc[i]);
 		code_list = lappend_int(code_list, codes[i]);
 	}
-
-	/* a sort that would not fit the memory budget stays native (it spills) */
-	if (!fits_memory_budget(child, top->plan_rows, keys, codes, spec->numCols, bound))
-		return NULL;
 
 	/* gpusort.cost_model: only where GpuSort is expected to cost less */
 	if (!expected_to_win(top, keys, codes, spec->numCols, bound, groups, native_cost, added_cost,

@@ -95,6 +95,12 @@ finish_row_bytes(int nkeys, bool cache)
 		(cache ? CACHE_BYTES + sizeof(uint32) : 0) + (2 + REFINE_MAX_WORDS) * sizeof(uint32);
 }
 
+Size
+gpusort_finish_row_bytes(int nkeys)
+{
+	return finish_row_bytes(nkeys, false);
+}
+
 static bool
 rows_equal(const uint32 *const *words, int nwords, uint32 a, uint32 b)
 {

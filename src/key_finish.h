@@ -55,6 +55,13 @@ typedef struct KeyFinish
  * sorted whole, of code first_code): zeroed, with the keys' full sort
  * support; the caller sets fetch, arg and max_bytes.
  */
+/*
+ * The memory the finish needs for each row that ties, of nkeys keys,
+ * without its optional byte cache: a node keeps that much room in its
+ * budget for every row it holds.
+ */
+extern Size gpusort_finish_row_bytes(int nkeys);
+
 extern void gpusort_finish_setup(KeyFinish *kf, const GpuSortKeySpec *keys, int nkeys,
 								 GpuSortKeyCode first_code, bool first_descending);
 

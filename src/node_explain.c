@@ -159,6 +159,8 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								psprintf("%zu rows%s, %d refinement sorts",
 										 state->rows_finished, finish_threads_text(state),
 										 state->refine_sorts), es);
+		if (state->spill)
+			spill_explain(state, es, show_times);
 		if (state->rows_checked > 0)
 			ExplainPropertyText("Order Checked",
 								show_times ?
@@ -190,6 +192,8 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			if (show_times)
 				ExplainPropertyFloat("Finish Time", "ms", state->finish_ms, 3, es);
 		}
+		if (state->spill)
+			spill_explain(state, es, show_times);
 		if (state->rows_checked > 0)
 		{
 			ExplainPropertyInteger("Rows Order Checked", NULL, (int64) state->rows_checked, es);

@@ -7,8 +7,10 @@
  * radix) compute the sorting permutation.  A small constant bound keeps
  * only the best rows in the top-k heap (node_topk.c) instead.  Memory is
  * counted against the node's budget (gpusort.work_mem /
- * gpusort.max_memory); past it, or when memory runs out, the rows move to
- * PostgreSQL's tuplesort, which spills to disk.
+ * gpusort.max_memory); past it the rows held are sorted and written out
+ * as a run, and the runs are merged at the end (node_spill.c).  Where
+ * even that cannot go on (a single row over the budget, a run that memory
+ * cannot sort), the rows move to PostgreSQL's tuplesort.
  */
 #include "postgres.h"
 
@@ -24,6 +26,7 @@
 #include "key_encoding.h"
 #include "key_finish.h"
 #include "phase_hook.h"
+#include "node_spill.h"
 #include "node_state.h"
 #include "sort_keys.h"
 
@@ -32,6 +35,7 @@
 
 /* why a node hands its rows to the tuplesort (EXPLAIN's "Device Reason") */
 #define ROWS_OVER_BUDGET "rows exceed gpusort.work_mem / gpusort.max_memory"
+#define TOO_MANY_ROWS "more rows than 32-bit row positions hold"
 
 static void
 init_stores(GpuSortState *state)
@@ -39,6 +43,9 @@ init_stores(GpuSortState *state)
 	TupleDesc	desc = state->slot->tts_tupleDescriptor;
 
 	tuple_store_init(&state->store, state->sortcxt);
+	/* a chunk is a small share of the budget: a run is cut by its rows, not by a chunk */
+	if (state->limit_bytes > 0)
+		tuple_store_limit_chunks(&state->store, state->limit_bytes / 16);
 	if (state->columnar)
 		column_store_init(&state->cols, state->sortcxt, desc);
 }
@@ -76,13 +83,27 @@ sort_bytes(Size n)
 }
 
 /*
- * Memory the node holds (or will, to sort n rows) with key word columns of
- * cap rows: what the budget (state->limit_bytes) is checked against.
+ * Memory the finish of n rows may need if they all tie (with their tie
+ * bits), for a sort that finishes ties.
+ */
+static Size
+finish_reserve(GpuSortState *state, Size n)
+{
+	if (state->finish_from == state->nkeys)
+		return 0;
+	return n * gpusort_finish_row_bytes(state->nkeys - state->finish_from) +
+		GPUSORT_TIE_BITS_BYTES(n);
+}
+
+/*
+ * Memory the node holds (or will, to sort n rows and finish their ties)
+ * with key word columns of cap rows: what the budget (state->limit_bytes)
+ * is checked against.
  */
 static Size
 used_bytes(GpuSortState *state, Size n, Size cap, Size key_bytes)
 {
-	return stored_bytes(state) + cap * key_bytes + sort_bytes(n);
+	return stored_bytes(state) + cap * key_bytes + sort_bytes(n) + finish_reserve(state, n);
 }
 
 /*
@@ -105,6 +126,9 @@ start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
 	/* before the first row, as tuplesort wants it */
 	if (state->bound >= 0)
 		tuplesort_set_bound(state->tuplesort, state->bound);
+	/* the runs written so far, then the rows held */
+	if (state->spill)
+		spill_to_tuplesort(state, state->tuplesort);
 	if (state->heap)
 	{
 		for (Size i = 0; i < state->heap_n; i++)
@@ -155,12 +179,13 @@ start_tuplesort(GpuSortState *state, const char *reason, TupleTableSlot *slot)
  * per key an optional NULL-order word, the high word of a two-word code,
  * and the low (or only) word.
  */
-typedef struct KeyWords
+struct KeyWords
 {
 	uint32	   *nulls;			/* NULL until the key's first NULL */
 	int			nw;				/* words of the code (gpusort_code_words) */
 	uint32	   *w[GPUSORT_MAX_KEY_WORDS];	/* the code, most significant word first */
-} KeyWords;
+};
+typedef struct KeyWords KeyWords;
 
 /* Bytes the key words of one row take before any key has NULL words. */
 static Size
@@ -385,7 +410,9 @@ grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, bool exact, Size
 		*key_bytes = key_row_bytes(state);
 	newcap = *cap ? *cap * 2 :
 		(Size) Max(1024, Min(state->est_rows * 1.05, (double) FIRST_KEY_ROWS));
-	if (exact || used_bytes(state, need, newcap, *key_bytes) > state->limit_bytes)
+	/* the row store starts at the same size: both count */
+	if (exact || used_bytes(state, need, newcap, *key_bytes) +
+		(*cap == 0 ? newcap * store_row_bytes(state) : 0) > state->limit_bytes)
 		newcap = exact ? need : need + need / 8;	/* the budget decides soon */
 	newcap = Max(newcap, need);
 	if (!grow_key_words(state, kw, n, newcap))
@@ -397,6 +424,8 @@ grow_rows(GpuSortState *state, KeyWords *kw, Size n, Size need, bool exact, Size
 	*cap = newcap;
 	return true;
 }
+
+static void write_run(GpuSortState *state, KeyWords *kw, Size *n, Size *cap, Size *key_bytes);
 
 /* Row i of a chunk the workers filled, in one of our slots. */
 static TupleTableSlot *
@@ -432,6 +461,42 @@ store_chunk_tuples(GpuSortState *state, const FillChunkView *v, bool *kept)
 									  v->nrows);
 	tuple_store_add_refs(&state->store, v->data, v->tuple_off, v->nrows);
 	return true;
+}
+
+/*
+ * Store the m rows of a chunk the workers filled after the n rows held:
+ * key words made room for, tuples indexed (or kept) or columns copied.
+ * NULL, or why not (nothing stored): the budget, or memory.
+ */
+static const char *
+store_chunk(GpuSortState *state, KeyWords *kw, Size n, const FillChunkView *v, Size *cap,
+			Size *key_bytes, bool *kept)
+{
+	Size		m = v->nrows;
+
+	*kept = false;
+	/* a chunk takes more memory than its rows' copies (freed below) */
+	if (used_bytes(state, n + m, Max(*cap, n + m),
+				   *key_bytes ? *key_bytes : key_row_bytes(state)) +
+		v->bytes > state->limit_bytes)
+		return ROWS_OVER_BUDGET;
+	if (n + m > (Size) PG_UINT32_MAX)
+		return TOO_MANY_ROWS;
+	if (!grow_rows(state, kw, n, n + m, false, cap, key_bytes))
+		return "out of memory for sort keys";
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		if (!v->key_has_null[k] || kw[k].nulls != NULL)
+			continue;
+		if (!start_null_words(state, kw, k, n, *cap))
+			return "out of memory for sort keys";
+		*key_bytes += sizeof(uint32);
+	}
+	if (!(v->columnar ?
+		  column_store_append(&state->cols, v->values, v->isnull, m) :
+		  store_chunk_tuples(state, v, kept)))
+		return "out of memory for rows";
+	return NULL;
 }
 
 /*
@@ -500,30 +565,13 @@ take_filled_rows(GpuSortState *state, KeyWords *kw, Size n, Size *cap, Size *key
 			elog(ERROR, "GpuSortFill stored rows in another form than GpuSort reads");
 		if (!state->tuplesort)
 		{
-			/* a chunk takes more memory than its rows' copies (freed below) */
-			if (used_bytes(state, n + m, Max(*cap, n + m),
-						   *key_bytes ? *key_bytes : key_row_bytes(state)) +
-				v.bytes > state->limit_bytes)
-				reason = ROWS_OVER_BUDGET;
-			else if (n + m > (Size) PG_UINT32_MAX)
-				reason = "more rows than 32-bit row positions hold";
-			else if (!grow_rows(state, kw, n, n + m, false, cap, key_bytes))
-				reason = "out of memory for sort keys";
-			else
+			reason = store_chunk(state, kw, n, &v, cap, key_bytes, &kept);
+			/* past the budget: the rows held become a run, and the chunk starts the next */
+			if (reason != NULL && n > 0)
 			{
-				for (int k = 0; k < state->nkeys && !reason; k++)
-				{
-					if (!v.key_has_null[k] || kw[k].nulls != NULL)
-						continue;
-					if (!start_null_words(state, kw, k, n, *cap))
-						reason = "out of memory for sort keys";
-					else
-						*key_bytes += sizeof(uint32);
-				}
-				if (!reason && !(v.columnar ?
-								 column_store_append(&state->cols, v.values, v.isnull, m) :
-								 store_chunk_tuples(state, &v, &kept)))
-					reason = "out of memory for rows";
+				write_run(state, kw, &n, cap, key_bytes);
+				if (!state->tuplesort)
+					reason = store_chunk(state, kw, n, &v, cap, key_bytes, &kept);
 			}
 		}
 		if (state->tuplesort || reason)
@@ -603,7 +651,8 @@ finish_begin(GpuSortState *state, KeyFinish *kf, Size n)
 	kf->threads = gpusort_threads_allowed();
 	/* what the budget leaves (the key words, permutation and tie bits are held meanwhile) */
 	kf->max_bytes = state->limit_bytes - Min(state->limit_bytes,
-											 used_bytes(state, n, n, key_row_bytes(state)) +
+											 used_bytes(state, n, n, key_row_bytes(state)) -
+											 finish_reserve(state, n) +
 											 GPUSORT_TIE_BITS_BYTES(n));
 }
 
@@ -625,25 +674,29 @@ finish_ties(GpuSortState *state, KeyFinish *kf, const uint32 **words, int nwords
 	else
 		ExecClearTuple(state->slot);
 	*over_budget = kf->over_budget;
-	state->rows_finished = kf->rows_finished;
-	state->refine_sorts = kf->refine_sorts;
-	state->finish_threads = kf->finish_threads;
-	state->finish_ms = kf->ms;
+	/* summed over the runs of a sort that spills */
+	state->rows_finished += kf->rows_finished;
+	state->refine_sorts += kf->refine_sorts;
+	state->finish_threads = Max(state->finish_threads, kf->finish_threads);
+	state->finish_ms += kf->ms;
 	return ok;
 }
 
 /*
  * Sort the n stored rows whose key words kw holds (GPU or CPU), or, where
- * memory for the sort itself runs out, hand them to the tuplesort.
+ * memory for the sort itself runs out, hand them to the tuplesort.  The
+ * rows of a run (for_run) keep their key words, for the run's file, and
+ * their columns where they are.
  */
 static void
-sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
+sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n, bool for_run)
 {
 	MemoryContext oldcxt;
 	int			nwords = 0,
 				nsorted;		/* the words the sort takes */
 	const uint32 **words;
 	GpuSortReorder *reorder;
+	GpuSortRun	before = state->run;
 	KeyFinish	kf;
 	uint32	   *tie_bits = NULL;
 	bool		finish = state->finish_from < state->nkeys;
@@ -669,7 +722,7 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 	state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
 	state->perm = gpusort_alloc_big(state->sortcxt, Max(n, 1) * sizeof(uint32));
 	/* the columns follow the GPU's order only where that order is final */
-	reorder = state->perm && !finish ? prepare_reorder(state, n) : NULL;
+	reorder = state->perm && !finish && !for_run ? prepare_reorder(state, n) : NULL;
 	nsorted = nwords;
 	if (finish)
 	{
@@ -681,6 +734,10 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 	}
 	sorted = state->perm &&
 		gpusort_sort_rows(words, nsorted, n, state->perm, &state->run, reorder, tie_bits);
+	/* the times of a sort's runs add up */
+	state->run.to_device_ms += before.to_device_ms;
+	state->run.sort_ms += before.sort_ms;
+	state->run.from_device_ms += before.from_device_ms;
 	if (sorted && finish)
 	{
 		kf.tie_bits = state->run.tie_bits_done ? tie_bits : NULL;
@@ -694,6 +751,11 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n)
 		/* the rows are still in the stores: the tuplesort takes them */
 		state->perm = NULL;
 		start_tuplesort(state, over_budget ? ROWS_OVER_BUDGET : "out of memory for the sort", NULL);
+		return;
+	}
+	if (for_run)
+	{
+		pfree(words);
 		return;
 	}
 	for (int w = 0; w < nwords; w++)
@@ -719,7 +781,7 @@ check_collation_order(GpuSortState *state, Size n)
 	gpusort_phase_begin("check");
 	if (unlikely(gpusort_check_hook != NULL) && state->perm != NULL)
 		gpusort_check_hook(state->perm, n);
-	state->rows_checked = n;
+	state->rows_checked += n;
 	if (node_first_disorder(state, n, &key) > 0)
 	{
 		/* the permutation and the batch go with sortcxt; the stores keep the rows */
@@ -727,7 +789,132 @@ check_collation_order(GpuSortState *state, Size n)
 		state->batch_tuples = NULL;
 		start_tuplesort(state, "strxfrm ordered a pair of rows unlike strcoll", NULL);
 	}
-	state->check_ms = ms_since(start);
+	state->check_ms += ms_since(start);
+}
+
+/*
+ * The keys whose words the merge of runs compares (node_spill.h): every
+ * key up to and including the first lossy one, whose words order rows
+ * whose values differ as its values do -- except a strxfrm prefix
+ * (LIBC), which the order check does not trust; the comparators decide
+ * from there on.
+ */
+static int
+merge_keys(GpuSortState *state)
+{
+	int			f = state->finish_from;
+
+	if (f == state->nkeys || gpusort_code_checked(state->codes[f]))
+		return f;
+	return f + 1;
+}
+
+/* The node holds no rows: the next ones start a new run. */
+static void
+next_run(GpuSortState *state, KeyWords *kw, Size *n, Size *cap, Size *key_bytes)
+{
+	state->perm = NULL;
+	state->batch_tuples = NULL;
+	state->batch_start = 0;
+	state->batch_n = 0;
+	state->nresult = 0;
+	MemoryContextReset(state->sortcxt);
+	init_stores(state);
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		kw[k].nulls = NULL;
+		memset(kw[k].w, 0, sizeof(kw[k].w));
+	}
+	*n = 0;
+	*cap = 0;
+	*key_bytes = 0;
+	/* the tuple store pointed into the chunks kept; it is empty now */
+	if (state->fill)
+		fill_area_release_kept(state->fill);
+}
+
+/*
+ * Sort the n rows held and write them out as a run (node_spill.c); then
+ * the node holds none and reads on.  Where the run cannot be sorted, or
+ * strxfrm misordered its rows, the tuplesort takes every row instead
+ * (state->tuplesort set).
+ */
+static void
+write_run(GpuSortState *state, KeyWords *kw, Size *n, Size *cap, Size *key_bytes)
+{
+	int			nk = merge_keys(state);
+	const uint32 **cols = palloc(nk * (1 + GPUSORT_MAX_KEY_WORDS) * sizeof(uint32 *));
+	uint32	   *consts = palloc(nk * (1 + GPUSORT_MAX_KEY_WORDS) * sizeof(uint32));
+	int			ncols = 0;
+
+	gpusort_phase_begin("run");
+	sort_stored_rows(state, kw, *n, true);
+	if (!state->tuplesort && state->finish_from < state->nkeys &&
+		gpusort_code_checked(state->codes[state->finish_from]))
+		check_collation_order(state, *n);
+	if (state->tuplesort)
+		return;
+	if (gpusort_verify_order)
+		node_verify_order(state);
+	/* per key: the NULL-order word (constant before its first NULL), the code */
+	for (int k = 0; k < nk; k++)
+	{
+		if (state->codes[k] == GPUSORT_CODE_NONE)
+			continue;
+		cols[ncols] = kw[k].nulls;
+		consts[ncols++] = gpusort_null_word(false, state->nulls_first[k]);
+		for (int w = 0; w < kw[k].nw; w++)
+		{
+			cols[ncols] = kw[k].w[w];
+			consts[ncols++] = 0;
+		}
+	}
+	spill_write_run(state, ncols, cols, consts);
+	pfree(cols);
+	pfree(consts);
+	next_run(state, kw, n, cap, key_bytes);
+}
+
+/*
+ * Encode the keys of the row in slot and store it after the n rows held
+ * (*n then counts it); NULL, or why it could not be (nothing stored): the
+ * budget, memory, the row count.  Under a bound, filter (if not NULL) may
+ * drop the row instead (*dropped).
+ */
+static const char *
+store_row(GpuSortState *state, KeyWords *kw, TupleTableSlot *slot, Size *n, Size *cap,
+		  Size *key_bytes, FillBound *filter, bool *dropped)
+{
+	*dropped = false;
+	/* the sort's row positions are 32-bit */
+	if (*n == (Size) PG_UINT32_MAX)
+		return TOO_MANY_ROWS;
+	if (*n == *cap && !grow_rows(state, kw, *n, *n + 1, false, cap, key_bytes))
+		return "out of memory for sort keys";
+	if (!encode_row_keys(state, kw, slot, *n, *cap, key_bytes))
+		return "out of memory for sort keys";
+	if (filter != NULL)
+	{
+		bool		null;
+		uint32		code[2] = {kw[0].w[0][*n], kw[0].nw > 1 ? kw[0].w[1][*n] : 0};
+
+		(void) slot_getattr(slot, state->attnos[0], &null);
+		/* not in the result: its key words at n are overwritten by the next row's */
+		if (!fill_bound_admit(filter, fill_bound_rank(null, state->nulls_first[0], code,
+													  kw[0].nw)))
+		{
+			*dropped = true;
+			return NULL;
+		}
+	}
+	if (used_bytes(state, *n + 1, *cap, *key_bytes) > state->limit_bytes)
+		return ROWS_OVER_BUDGET;
+	if (!(state->columnar ?
+		  column_store_add_slot(&state->cols, slot) :
+		  tuple_store_add_slot(&state->store, slot)))
+		return "out of memory for rows";
+	(*n)++;
+	return NULL;
 }
 
 /* Open the shared area the workers store rows in, words per key as kw has them. */
@@ -780,12 +967,18 @@ node_sort_input(GpuSortState *state)
 	state->finish_ms = 0;
 	state->rows_checked = 0;
 	state->check_ms = 0;
+	memset(&state->run, 0, sizeof(state->run));
 	init_stores(state);
 	if (topk)
 		node_topk_start(state, &probe);
 	else
 	{
-		kw = MemoryContextAllocZero(state->sortcxt, state->nkeys * sizeof(KeyWords));
+		/* not in sortcxt, which each run resets */
+		if (state->kw == NULL)
+			state->kw = MemoryContextAlloc(state->css.ss.ps.state->es_query_cxt,
+										   state->nkeys * sizeof(KeyWords));
+		kw = state->kw;
+		memset(kw, 0, state->nkeys * sizeof(KeyWords));
 		for (int k = 0; k < state->nkeys; k++)
 			kw[k].nw = gpusort_code_words(state->codes[k], state->types[k]);
 	}
@@ -843,48 +1036,35 @@ node_sort_input(GpuSortState *state)
 				start_tuplesort(state, ROWS_OVER_BUDGET, NULL);
 			continue;
 		}
-		if (n == (Size) PG_UINT32_MAX)
 		{
-			/* the sort's row positions are 32-bit */
-			start_tuplesort(state, "more rows than 32-bit row positions hold", slot);
-			continue;
-		}
-		if (n == cap && !grow_rows(state, kw, n, n + 1, false, &cap, &key_bytes))
-		{
-			start_tuplesort(state, "out of memory for sort keys", slot);
-			continue;
-		}
-		if (!encode_row_keys(state, kw, slot, n, cap, &key_bytes))
-		{
-			start_tuplesort(state, "out of memory for sort keys", slot);
-			continue;
-		}
-		if (filter != NULL)
-		{
-			bool		null;
-			uint32		code[2] = {kw[0].w[0][n], kw[0].nw > 1 ? kw[0].w[1][n] : 0};
+			bool		dropped;
+			const char *reason = store_row(state, kw, slot, &n, &cap, &key_bytes, filter,
+										   &dropped);
 
-			(void) slot_getattr(slot, state->attnos[0], &null);
-			/* not in the result: its key words at n are overwritten by the next row's */
-			if (!fill_bound_admit(filter, fill_bound_rank(null, state->nulls_first[0], code,
-														  kw[0].nw)))
+			/* past the budget: the rows held become a run, and this row starts the next */
+			if (reason != NULL && n > 0)
+			{
+				write_run(state, kw, &n, &cap, &key_bytes);
+				if (!state->tuplesort)
+					reason = store_row(state, kw, slot, &n, &cap, &key_bytes, NULL, &dropped);
+			}
+			if (state->tuplesort)
+			{
+				tuplesort_puttupleslot(state->tuplesort, slot);
+				continue;
+			}
+			if (reason != NULL)
+			{
+				/* a row alone past the budget */
+				start_tuplesort(state, reason, slot);
+				continue;
+			}
+			if (dropped)
 			{
 				rows--;			/* read, but not sorted */
 				continue;
 			}
 		}
-		{
-			bool		over = used_bytes(state, n + 1, cap, key_bytes) > state->limit_bytes;
-
-			if (over || !(state->columnar ?
-						  column_store_add_slot(&state->cols, slot) :
-						  tuple_store_add_slot(&state->store, slot)))
-			{
-				start_tuplesort(state, over ? ROWS_OVER_BUDGET : "out of memory for rows", slot);
-				continue;
-			}
-		}
-		n++;
 		/* the GPU opened beside the rest of the fill, once the rows would use it */
 		if (n % ROWS_PER_INTERRUPT_CHECK == 0)
 			gpusort_gpu_prepare(n);
@@ -907,9 +1087,17 @@ node_sort_input(GpuSortState *state)
 
 	if (state->heap)
 		node_topk_finish(state);
+	else if (!state->tuplesort && state->spill)
+	{
+		/* the rows held are the last run; the merge hands the rows up */
+		if (n > 0)
+			write_run(state, kw, &n, &cap, &key_bytes);
+		if (!state->tuplesort)
+			spill_finish_input(state);
+	}
 	else if (!state->tuplesort)
 	{
-		sort_stored_rows(state, kw, n);
+		sort_stored_rows(state, kw, n, false);
 		if (!state->tuplesort && state->finish_from < state->nkeys &&
 			gpusort_code_checked(state->codes[state->finish_from]))
 			check_collation_order(state, n);
@@ -924,7 +1112,7 @@ node_sort_input(GpuSortState *state)
 		state->run.device_reason = state->fallback_reason;
 	}
 	state->sorted = true;
-	if (gpusort_verify_order && !state->tuplesort)
+	if (gpusort_verify_order && !state->tuplesort && !state->spill)
 		node_verify_order(state);
 	state->cur = -1;
 	state->emit_done = false;

@@ -14,6 +14,7 @@
 #include "utils/tuplesort.h"
 
 #include "column_store.h"
+#include "node_spill.h"
 #include "parallel_fill.h"
 #include "pg_compat.h"
 #include "sort_engine.h"
@@ -68,6 +69,11 @@ typedef struct GpuSortState
 	MinimalTuple *batch_tuples; /* tuple store */
 
 	Tuplesortstate *tuplesort;	/* fallback */
+
+	/* past the budget: sorted runs in temporary files (node_spill.h) */
+	SpillState *spill;
+	bool		random_access;	/* may be read backward or marked (EXEC_FLAG_BACKWARD, _MARK) */
+	struct KeyWords *kw;		/* the key word columns (node_intake.c), [nkeys] */
 
 	/* parallel fill: GpuSort -> Gather -> GpuSortFill (parallel_fill.c) */
 	bool		has_fill;

@@ -176,6 +176,9 @@ struct FillArea
 	dsa_pointer pending;		/* chunks moved off the shared list, not yet taken */
 	dsa_pointer current;		/* the chunk last taken (InvalidDsaPointer: none) */
 	Size		kept_bytes;		/* chunks the GpuSort keeps (fill_area_keep_chunk) */
+	dsa_pointer *kept;			/* those chunks */
+	int			nkept;
+	int			kept_cap;
 	/* the view's arrays */
 	const bool **nulls;
 	const uint32 **words;
@@ -447,9 +450,32 @@ fill_area_keep_chunk(FillArea *fa)
 	if (chunk->columnar || fa->kept_bytes + chunk->bytes > fa->shared->limit / 4 * 3)
 		return false;
 	/* it stays in shared->used, which the workers' limit counts */
+	if (fa->nkept == fa->kept_cap)
+	{
+		MemoryContext cxt = GetMemoryChunkContext(fa);
+
+		fa->kept_cap = Max(64, 2 * fa->kept_cap);
+		fa->kept = fa->kept ? repalloc(fa->kept, fa->kept_cap * sizeof(dsa_pointer)) :
+			MemoryContextAlloc(cxt, fa->kept_cap * sizeof(dsa_pointer));
+	}
+	fa->kept[fa->nkept++] = fa->current;
 	fa->kept_bytes += chunk->bytes;
 	fa->current = InvalidDsaPointer;
 	return true;
+}
+
+void
+fill_area_release_kept(FillArea *fa)
+{
+	for (int i = 0; i < fa->nkept; i++)
+	{
+		FillChunk  *chunk = dsa_get_address(fa->area, fa->kept[i]);
+
+		pg_atomic_fetch_sub_u64(&fa->shared->used, chunk->bytes);
+		dsa_free(fa->area, fa->kept[i]);
+	}
+	fa->nkept = 0;
+	fa->kept_bytes = 0;
 }
 
 Size

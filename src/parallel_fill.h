@@ -103,6 +103,12 @@ extern void fill_area_release_chunk(FillArea *area);
  */
 extern bool fill_area_keep_chunk(FillArea *area);
 
+/*
+ * Free every chunk kept: the GpuSort wrote their rows out (a run,
+ * node_spill.h) and reads on.
+ */
+extern void fill_area_release_kept(FillArea *area);
+
 /* The shared memory of the chunks kept, counted in the area's limit. */
 extern Size fill_area_kept_bytes(FillArea *area);
 

@@ -20,6 +20,8 @@
  *   reorder      the GPU path: fixed-length columns put in sorted order
  *   finish       the CPU: rows whose key words tie ordered by their values
  *   check        GpuSort by strxfrm keys: every adjacent pair of rows checked
+ *   run          GpuSort past its budget: the rows held sorted and written
+ *                to a temporary file as one run (node_spill.c)
  *   decode       gpu_sort(): the result array built
  *   emit         GpuSort: the first sorted row handed up
  *   free         the sort's memory released (gpu_sort() of int4[] or

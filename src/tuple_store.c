@@ -2,8 +2,8 @@
  * tuple_store.c -- GpuSort's in-memory tuple store.
  *
  * Tuples are copied back to back into chunks (no per-tuple allocation
- * header) that start at 1 MB and double up to 64 MB, and a row-number index
- * points at them.  Allocation failures are reported, not raised, so that
+ * header) that start at 1 MB and double up to 64 MB (or the store's
+ * chunk_max, if less), and a row-number index points at them.  Allocation failures are reported, not raised, so that
  * the node can fall back to tuplesort.
  */
 #include "postgres.h"
@@ -22,6 +22,13 @@ tuple_store_init(TupleStore *store, MemoryContext cxt)
 {
 	memset(store, 0, sizeof(*store));
 	store->cxt = cxt;
+	store->chunk_max = MAX_CHUNK_SIZE;
+}
+
+void
+tuple_store_limit_chunks(TupleStore *store, Size bytes)
+{
+	store->chunk_max = Max(Min(bytes, MAX_CHUNK_SIZE), 8 * 1024);
 }
 
 bool
@@ -58,8 +65,8 @@ reserve_bytes(TupleStore *store, Size len)
 	len = MAXALIGN(len);
 	if (store->chunk == NULL || store->chunk_used + len > store->chunk_size)
 	{
-		Size		size = store->chunk_size == 0 ? FIRST_CHUNK_SIZE :
-			Min(store->chunk_size * 2, MAX_CHUNK_SIZE);
+		Size		size = store->chunk_size == 0 ? Min(FIRST_CHUNK_SIZE, store->chunk_max) :
+			Min(store->chunk_size * 2, store->chunk_max);
 
 		size = Max(size, len);
 		store->chunk = gpusort_alloc_big_lazy(store->cxt, size);

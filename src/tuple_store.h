@@ -16,6 +16,7 @@ typedef struct TupleStore
 	char	   *chunk;			/* current chunk */
 	Size		chunk_used;
 	Size		chunk_size;
+	Size		chunk_max;		/* the largest chunk (tuple_store_limit_chunks) */
 	MinimalTuple *tuples;		/* row number -> tuple */
 	Size		ntuples;
 	Size		capacity;
@@ -23,6 +24,13 @@ typedef struct TupleStore
 } TupleStore;
 
 extern void tuple_store_init(TupleStore *store, MemoryContext cxt);
+
+/*
+ * Chunks of at most bytes (at least 8 kB; a tuple larger than a chunk
+ * gets its own): a node with a small budget counts chunks, not the rows
+ * in them, against it.
+ */
+extern void tuple_store_limit_chunks(TupleStore *store, Size bytes);
 
 /* Index room for at least rows rows; false (store unchanged) if memory ran out. */
 extern bool tuple_store_reserve(TupleStore *store, Size rows);

@@ -1,0 +1,591 @@
+/*
+ * node_spill.c -- a GpuSort past its memory budget: sorted runs written to
+ * temporary files, and their merge (see node_spill.h).
+ *
+ * A run's record: the tuple's length (uint32), the merge words, the
+ * MinimalTuple.  The merged file of a node read with random access holds
+ * each tuple between two copies of its length, so that it can be read
+ * backward as well as forward.
+ */
+#include "postgres.h"
+
+#include "commands/tablespace.h"
+#include "miscadmin.h"
+#include "storage/buffile.h"
+#include "utils/memutils.h"
+#include "utils/sortsupport.h"
+
+#include "node_spill.h"
+#include "node_state.h"
+
+typedef struct SpillRun
+{
+	BufFile    *file;
+	Size		rows;			/* rows written */
+	Size		read;			/* rows read so far */
+	char	   *buf;			/* the row read last: its words, then its tuple */
+	Size		buf_size;
+	MinimalTuple tuple;			/* in buf */
+	TupleTableSlot *slot;		/* the tuple, for the comparators (ncmp > 0) */
+} SpillRun;
+
+struct SpillState
+{
+	MemoryContext cxt;			/* everything below, files included */
+	int			nwords;			/* merge words of a row */
+	Size		tuple_off;		/* where a row's tuple lies in a run's buf */
+	uint32	   *wordbuf;		/* [nwords], for writing */
+	SpillRun   *runs;
+	int			nruns;
+	int			runs_cap;
+
+	/* the keys from state->finish_from on, which the words do not decide */
+	int			ncmp;
+	SortSupport cmp;
+
+	/* the merge: a binary heap of run numbers, the least row on top */
+	int		   *heap;
+	int			heap_n;
+	int			last;			/* the run whose row was handed up last (-1: none) */
+	Size		emitted;
+	bool		merging;
+
+	/* random access: the runs merged into one file */
+	BufFile    *merged;
+	int64		merged_rows;
+	int64		cur;			/* the row read last: -1 before, merged_rows after */
+	char	   *rec;
+	Size		rec_size;
+	int64		mark_cur;
+	int			mark_fileno;
+	off_t		mark_offset;
+
+	/* EXPLAIN ANALYZE */
+	Size		rows_written;
+	uint64		bytes_written;
+	double		write_ms;
+	double		merge_ms;
+};
+
+/* ---- files ------------------------------------------------------------------ */
+
+static void
+read_exact(BufFile *file, void *ptr, size_t len)
+{
+	size_t		got = BufFileRead(file, ptr, len);
+
+	if (got != len)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpusort: could not read from a temporary file: read only %zu of %zu bytes",
+						got, len)));
+}
+
+static void
+seek_to(BufFile *file, int fileno, off_t offset, int whence)
+{
+	if (BufFileSeek(file, fileno, offset, whence) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpusort: could not seek in a temporary file")));
+}
+
+static BufFile *
+create_file(SpillState *sp)
+{
+	MemoryContext old = MemoryContextSwitchTo(sp->cxt);
+	BufFile    *file;
+
+	/* temp_tablespaces, as the tuplesort takes them */
+	PrepareTempTablespaces();
+	file = BufFileCreateTemp(false);
+	MemoryContextSwitchTo(old);
+	return file;
+}
+
+/* buf of at least need bytes */
+static char *
+grow_buffer(SpillState *sp, char *buf, Size *size, Size need)
+{
+	if (need <= *size)
+		return buf;
+	*size = Max(need, Max(2 * *size, 1024));
+	if (buf)
+		pfree(buf);
+	return MemoryContextAllocHuge(sp->cxt, *size);
+}
+
+/* ---- writing runs ------------------------------------------------------------ */
+
+static SpillState *
+spill_begin(GpuSortState *state, int nwords)
+{
+	MemoryContext cxt = AllocSetContextCreate(state->css.ss.ps.state->es_query_cxt,
+											  "GpuSort runs", ALLOCSET_DEFAULT_SIZES);
+	SpillState *sp = MemoryContextAllocZero(cxt, sizeof(SpillState));
+
+	sp->cxt = cxt;
+	sp->nwords = nwords;
+	sp->tuple_off = MAXALIGN(nwords * sizeof(uint32));
+	sp->wordbuf = MemoryContextAlloc(cxt, Max(nwords, 1) * sizeof(uint32));
+	sp->runs_cap = 8;
+	sp->runs = MemoryContextAllocZero(cxt, sp->runs_cap * sizeof(SpillRun));
+	sp->last = -1;
+	sp->ncmp = state->nkeys - state->finish_from;
+	if (sp->ncmp > 0)
+	{
+		sp->cmp = MemoryContextAllocZero(cxt, sp->ncmp * sizeof(SortSupportData));
+		for (int i = 0; i < sp->ncmp; i++)
+		{
+			int			k = state->finish_from + i;
+			SortSupport ssup = &sp->cmp[i];
+
+			ssup->ssup_cxt = cxt;
+			ssup->ssup_collation = state->collations[k];
+			ssup->ssup_nulls_first = state->nulls_first[k];
+			ssup->ssup_attno = state->attnos[k];
+			PrepareSortSupportFromOrderingOp(state->sortops[k], ssup);
+		}
+	}
+	state->spill = sp;
+	return sp;
+}
+
+void
+spill_write_run(GpuSortState *state, int nwords, const uint32 *const *words,
+				const uint32 *consts)
+{
+	SpillState *sp = state->spill ? state->spill : spill_begin(state, nwords);
+	SpillRun   *run;
+	instr_time	start;
+	uint64		bytes = 0;
+
+	Assert(sp->nwords == nwords && !sp->merging);
+	INSTR_TIME_SET_CURRENT(start);
+	if (sp->nruns == sp->runs_cap)
+	{
+		sp->runs = repalloc(sp->runs, 2 * sp->runs_cap * sizeof(SpillRun));
+		memset(sp->runs + sp->runs_cap, 0, sp->runs_cap * sizeof(SpillRun));
+		sp->runs_cap *= 2;
+	}
+	run = &sp->runs[sp->nruns];
+	run->file = create_file(sp);
+	sp->nruns++;				/* closed with the others from now on */
+
+	for (Size i = 0; i < state->nresult; i++)
+	{
+		Size		row = state->perm ? state->perm[i] : i;
+		MinimalTuple tuple;
+		bool		free_tuple = false;
+		uint32		len;
+
+		if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (int j = 0; j < nwords; j++)
+			sp->wordbuf[j] = words[j] ? words[j][row] : consts[j];
+		if (state->columnar)
+		{
+			column_store_get(&state->cols, row, state->vslot);
+			tuple = ExecFetchSlotMinimalTuple(state->vslot, &free_tuple);
+		}
+		else
+			tuple = state->store.tuples[row];
+		len = tuple->t_len;
+		BufFileWrite(run->file, &len, sizeof(len));
+		BufFileWrite(run->file, sp->wordbuf, nwords * sizeof(uint32));
+		BufFileWrite(run->file, tuple, len);
+		bytes += sizeof(len) + nwords * sizeof(uint32) + len;
+		if (free_tuple)
+			pfree(tuple);
+	}
+	if (state->columnar)
+		ExecClearTuple(state->vslot);
+	run->rows = state->nresult;
+	sp->rows_written += run->rows;
+	sp->bytes_written += bytes;
+	sp->write_ms += ms_since(start);
+}
+
+/* ---- the merge ------------------------------------------------------------------ */
+
+/* Read run's next row into its buffer. */
+static void
+run_read_next(SpillState *sp, SpillRun *run)
+{
+	uint32		len;
+
+	Assert(run->read < run->rows);
+	read_exact(run->file, &len, sizeof(len));
+	run->buf = grow_buffer(sp, run->buf, &run->buf_size, sp->tuple_off + len);
+	read_exact(run->file, run->buf, sp->nwords * sizeof(uint32));
+	read_exact(run->file, run->buf + sp->tuple_off, len);
+	run->tuple = (MinimalTuple) (run->buf + sp->tuple_off);
+	run->read++;
+	if (run->slot)
+		ExecStoreMinimalTuple(run->tuple, run->slot, false);
+}
+
+/* Order of the current rows of runs a and b: words, comparators, run number. */
+static int
+run_compare(SpillState *sp, int a, int b)
+{
+	SpillRun   *ra = &sp->runs[a];
+	SpillRun   *rb = &sp->runs[b];
+	const uint32 *wa = (const uint32 *) ra->buf;
+	const uint32 *wb = (const uint32 *) rb->buf;
+
+	for (int j = 0; j < sp->nwords; j++)
+		if (wa[j] != wb[j])
+			return wa[j] < wb[j] ? -1 : 1;
+	for (int i = 0; i < sp->ncmp; i++)
+	{
+		SortSupport ssup = &sp->cmp[i];
+		bool		null1,
+					null2;
+		Datum		d1 = slot_getattr(ra->slot, ssup->ssup_attno, &null1);
+		Datum		d2 = slot_getattr(rb->slot, ssup->ssup_attno, &null2);
+		int			cmp = ApplySortComparator(d1, null1, d2, null2, ssup);
+
+		if (cmp != 0)
+			return cmp;
+	}
+	/* rows of earlier runs were read earlier: the sort stays stable */
+	return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+static void
+heap_sift_down(SpillState *sp, int i)
+{
+	int			n = sp->heap_n;
+
+	for (;;)
+	{
+		int			l = 2 * i + 1;
+		int			least = i;
+		int			tmp;
+
+		if (l < n && run_compare(sp, sp->heap[l], sp->heap[least]) < 0)
+			least = l;
+		if (l + 1 < n && run_compare(sp, sp->heap[l + 1], sp->heap[least]) < 0)
+			least = l + 1;
+		if (least == i)
+			return;
+		tmp = sp->heap[i];
+		sp->heap[i] = sp->heap[least];
+		sp->heap[least] = tmp;
+		i = least;
+	}
+}
+
+/* Every run from its first row, the heap made. */
+static void
+merge_start(GpuSortState *state, SpillState *sp)
+{
+	if (sp->heap == NULL)
+		sp->heap = MemoryContextAlloc(sp->cxt, Max(sp->nruns, 1) * sizeof(int));
+	sp->heap_n = 0;
+	sp->last = -1;
+	sp->emitted = 0;
+	for (int r = 0; r < sp->nruns; r++)
+	{
+		SpillRun   *run = &sp->runs[r];
+
+		if (sp->ncmp > 0 && run->slot == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(sp->cxt);
+
+			run->slot = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor,
+												 &TTSOpsMinimalTuple);
+			MemoryContextSwitchTo(old);
+		}
+		seek_to(run->file, 0, 0, SEEK_SET);
+		run->read = 0;
+		if (run->rows == 0)
+			continue;
+		run_read_next(sp, run);
+		sp->heap[sp->heap_n++] = r;
+	}
+	for (int i = sp->heap_n / 2 - 1; i >= 0; i--)
+		heap_sift_down(sp, i);
+	sp->merging = true;
+}
+
+/* The run that holds the next row in the merged order; NULL at the end (or the bound). */
+static SpillRun *
+merge_next(GpuSortState *state, SpillState *sp)
+{
+	if (sp->last >= 0)
+	{
+		SpillRun   *run = &sp->runs[sp->last];
+
+		/* the row handed up last is on top of the heap still */
+		Assert(sp->heap[0] == sp->last);
+		if (run->read < run->rows)
+			run_read_next(sp, run);
+		else
+			sp->heap[0] = sp->heap[--sp->heap_n];
+		if (sp->heap_n > 0)
+			heap_sift_down(sp, 0);
+		sp->last = -1;
+	}
+	if (sp->heap_n == 0 || (state->bound >= 0 && sp->emitted >= (Size) state->bound))
+		return NULL;
+	sp->last = sp->heap[0];
+	sp->emitted++;
+	return &sp->runs[sp->last];
+}
+
+static void
+close_runs(SpillState *sp)
+{
+	for (int r = 0; r < sp->nruns; r++)
+	{
+		if (sp->runs[r].file)
+			BufFileClose(sp->runs[r].file);
+		sp->runs[r].file = NULL;
+		if (sp->runs[r].slot)
+			ExecDropSingleTupleTableSlot(sp->runs[r].slot);
+		sp->runs[r].slot = NULL;
+	}
+}
+
+/* Random access: merge every run into one file of [length, tuple, length] records. */
+static void
+merge_into_file(GpuSortState *state, SpillState *sp)
+{
+	instr_time	start;
+	SpillRun   *run;
+
+	INSTR_TIME_SET_CURRENT(start);
+	sp->merged = create_file(sp);
+	merge_start(state, sp);
+	while ((run = merge_next(state, sp)) != NULL)
+	{
+		uint32		len = run->tuple->t_len;
+
+		if (sp->merged_rows % ROWS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
+		BufFileWrite(sp->merged, &len, sizeof(len));
+		BufFileWrite(sp->merged, run->tuple, len);
+		BufFileWrite(sp->merged, &len, sizeof(len));
+		sp->merged_rows++;
+		sp->bytes_written += len + 2 * sizeof(len);
+	}
+	close_runs(sp);
+	seek_to(sp->merged, 0, 0, SEEK_SET);
+	sp->cur = -1;
+	sp->merge_ms = ms_since(start);
+}
+
+void
+spill_finish_input(GpuSortState *state)
+{
+	SpillState *sp = state->spill;
+
+	if (state->random_access)
+		merge_into_file(state, sp);
+	else
+		merge_start(state, sp);
+}
+
+/* ---- reading the merged file -------------------------------------------------------- */
+
+/* The record that ends at the file's position, read; the position is kept. */
+static MinimalTuple
+read_record_before(SpillState *sp)
+{
+	uint32		len;
+
+	seek_to(sp->merged, 0, -(off_t) sizeof(len), SEEK_CUR);
+	read_exact(sp->merged, &len, sizeof(len));
+	seek_to(sp->merged, 0, -(off_t) (len + sizeof(len)), SEEK_CUR);
+	sp->rec = grow_buffer(sp, sp->rec, &sp->rec_size, len);
+	read_exact(sp->merged, sp->rec, len);
+	seek_to(sp->merged, 0, sizeof(len), SEEK_CUR);
+	return (MinimalTuple) sp->rec;
+}
+
+/* Move back over the record that ends at the file's position. */
+static void
+skip_record_before(SpillState *sp)
+{
+	uint32		len;
+
+	seek_to(sp->merged, 0, -(off_t) sizeof(len), SEEK_CUR);
+	read_exact(sp->merged, &len, sizeof(len));
+	seek_to(sp->merged, 0, -(off_t) (len + 2 * sizeof(len)), SEEK_CUR);
+}
+
+/*
+ * The file's position is the end of row min(cur, n - 1), or its start
+ * when cur is -1: reading on forward takes row cur + 1, reading back the
+ * record before.
+ */
+static MinimalTuple
+merged_fetch(SpillState *sp, bool forward)
+{
+	int64		n = sp->merged_rows;
+	uint32		len;
+
+	if (forward)
+	{
+		if (sp->cur >= n - 1)
+		{
+			sp->cur = n;
+			return NULL;
+		}
+		read_exact(sp->merged, &len, sizeof(len));
+		sp->rec = grow_buffer(sp, sp->rec, &sp->rec_size, len);
+		read_exact(sp->merged, sp->rec, len);
+		read_exact(sp->merged, &len, sizeof(len));
+		sp->cur++;
+		return (MinimalTuple) sp->rec;
+	}
+	if (n == 0 || sp->cur <= 0)
+	{
+		if (n > 0 && sp->cur == 0)
+			skip_record_before(sp);
+		sp->cur = -1;
+		return NULL;
+	}
+	if (sp->cur < n)
+		skip_record_before(sp);
+	sp->cur--;
+	return read_record_before(sp);
+}
+
+TupleTableSlot *
+spill_fetch(GpuSortState *state, bool forward)
+{
+	SpillState *sp = state->spill;
+	MinimalTuple tuple;
+
+	if (sp->merged)
+		tuple = merged_fetch(sp, forward);
+	else
+	{
+		SpillRun   *run;
+
+		if (!forward)
+			elog(ERROR, "gpusort: backward fetch from a GpuSort not made for random access");
+		run = merge_next(state, sp);
+		tuple = run ? run->tuple : NULL;
+	}
+	if (tuple == NULL)
+		return ExecClearTuple(state->slot);
+	return ExecStoreMinimalTuple(tuple, state->slot, false);
+}
+
+void
+spill_rescan(GpuSortState *state)
+{
+	SpillState *sp = state->spill;
+
+	if (sp->merged)
+	{
+		seek_to(sp->merged, 0, 0, SEEK_SET);
+		sp->cur = -1;
+	}
+	else
+		merge_start(state, sp);
+}
+
+void
+spill_mark(GpuSortState *state)
+{
+	SpillState *sp = state->spill;
+
+	if (sp->merged == NULL)
+		elog(ERROR, "gpusort: mark in a GpuSort not made for random access");
+	sp->mark_cur = sp->cur;
+	BufFileTell(sp->merged, &sp->mark_fileno, &sp->mark_offset);
+}
+
+void
+spill_restore(GpuSortState *state)
+{
+	SpillState *sp = state->spill;
+
+	if (sp->merged == NULL)
+		elog(ERROR, "gpusort: restore in a GpuSort not made for random access");
+	seek_to(sp->merged, sp->mark_fileno, sp->mark_offset, SEEK_SET);
+	sp->cur = sp->mark_cur;
+}
+
+/* ---- the rest ------------------------------------------------------------------------ */
+
+void
+spill_to_tuplesort(GpuSortState *state, Tuplesortstate *ts)
+{
+	SpillState *sp = state->spill;
+
+	Assert(sp->merged == NULL);
+	for (int r = 0; r < sp->nruns; r++)
+	{
+		SpillRun   *run = &sp->runs[r];
+
+		seek_to(run->file, 0, 0, SEEK_SET);
+		run->read = 0;
+		while (run->read < run->rows)
+		{
+			if (run->read % ROWS_PER_INTERRUPT_CHECK == 0)
+				CHECK_FOR_INTERRUPTS();
+			run_read_next(sp, run);
+			ExecStoreMinimalTuple(run->tuple, state->slot, false);
+			tuplesort_puttupleslot(ts, state->slot);
+		}
+		ExecClearTuple(state->slot);
+		BufFileClose(run->file);
+		run->file = NULL;
+	}
+	spill_close(state);
+}
+
+void
+spill_close(GpuSortState *state)
+{
+	SpillState *sp = state->spill;
+
+	if (sp == NULL)
+		return;
+	close_runs(sp);
+	if (sp->merged)
+		BufFileClose(sp->merged);
+	state->spill = NULL;
+	MemoryContextDelete(sp->cxt);
+}
+
+void
+spill_explain(GpuSortState *state, ExplainState *es, bool show_times)
+{
+	SpillState *sp = state->spill;
+	int64		kb = (int64) ((sp->bytes_written + 1023) / 1024);
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		const char *merge = sp->merged ?
+			(show_times ? psprintf("merged into one file in %.3f ms", sp->merge_ms) :
+			 "merged into one file") :
+			"merged as rows are handed up";
+
+		ExplainPropertyText("Sorted Runs",
+							show_times ?
+							psprintf("%d runs, %zu rows, " INT64_FORMAT " kB written in %.3f ms, %s",
+									 sp->nruns, sp->rows_written, kb, sp->write_ms, merge) :
+							psprintf("%d runs, %zu rows, " INT64_FORMAT " kB written, %s",
+									 sp->nruns, sp->rows_written, kb, merge), es);
+	}
+	else
+	{
+		ExplainPropertyInteger("Sorted Runs", NULL, sp->nruns, es);
+		ExplainPropertyInteger("Rows Written to Runs", NULL, (int64) sp->rows_written, es);
+		ExplainPropertyInteger("Run Space Used", "kB", kb, es);
+		ExplainPropertyBool("Merged Into One File", sp->merged != NULL, es);
+		if (show_times)
+		{
+			ExplainPropertyFloat("Run Write Time", "ms", sp->write_ms, 3, es);
+			if (sp->merged)
+				ExplainPropertyFloat("Merge Time", "ms", sp->merge_ms, 3, es);
+		}
+	}
+}
