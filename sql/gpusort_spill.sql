@@ -4,8 +4,8 @@
 -- key words and PostgreSQL's comparators (node_spill.h).  Every result
 -- equals the native Sort's: the key sequence exactly, the rows as a
 -- multiset.  Also random access over the merged runs (cursors, merge
--- joins), bounds, temp_file_limit, temporary files removed, and rows
--- larger than the budget.
+-- joins), bounds, temp_file_limit, temporary files removed, rows
+-- larger than the budget, and GPU jobs in pieces.
 --
 LOAD 'gpusort';
 SET gpusort.min_rows = 0;
@@ -144,6 +144,20 @@ FROM (SELECT * FROM (SELECT i, repeat(md5(i::text), 40000) AS big FROM generate_
       ORDER BY i DESC) s;
 
 RESET gpusort.work_mem;
+
+-- a sort larger than one GPU job may take (gpusort.gpu_job_memory, or the
+-- device's free memory) is sorted on the GPU in pieces, merged on the CPU;
+-- on the CPU path there are no pieces
+CREATE TABLE pieces AS SELECT g AS id, hashint4(g) % 100000 AS k FROM generate_series(1, 300000) g;
+ANALYZE pieces;
+SET gpusort.gpu_job_memory = 4;
+SELECT (p ->> 'On GPU')::bool = (coalesce((p ->> 'GPU Pieces')::int, 1) > 1) AS pieces_where_gpu
+FROM explain_json('SELECT * FROM pieces ORDER BY k, id') p;
+SELECT same_result('SELECT * FROM pieces ORDER BY k DESC, id', 'k, id');
+SELECT same_result('SELECT * FROM pieces ORDER BY k', 'k');
+RESET gpusort.gpu_job_memory;
+DROP TABLE pieces;
+
 -- within the budget: no runs
 SELECT p -> 'Sorted Runs' IS NULL AS no_runs FROM explain_json('SELECT * FROM sp ORDER BY k, id') p;
 DROP TABLE sp;

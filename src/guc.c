@@ -24,6 +24,7 @@ bool		gpusort_cost_model = true;
 int			gpusort_max_memory = DEFAULT_MAX_MEMORY_MB;
 int			gpusort_work_mem = -1;
 int			gpusort_gpu_reorder_min_rows = DEFAULT_GPU_REORDER_MIN_ROWS;
+int			gpusort_gpu_job_memory = 0;
 int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_AUTO;
 bool		gpusort_gather_leader_scans = true;
 bool		gpusort_verify_order = false;
@@ -157,6 +158,16 @@ gpusort_define_gucs(void)
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.gpu_job_memory",
+							"Most GPU memory one sort job may take (superuser only); 0: the GPU's free memory.",
+							"A sort whose job would take more is sorted on the GPU in pieces that fit, merged on the CPU.",
+							&gpusort_gpu_job_memory,
+							0,
+							0, MAX_KILOBYTES / 1024,
+							PGC_SUSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_reorder_min_rows",
 							"Fewest rows for which a GPU sort also moves GpuSort's rows into sorted order.",

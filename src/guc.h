@@ -43,6 +43,7 @@ extern int	gpusort_max_memory;	/* MB */
 extern int	gpusort_work_mem;	/* MB; -1: gpusort_max_memory */
 extern bool gpusort_verify_order;
 extern int	gpusort_gpu_reorder_min_rows;
+extern int	gpusort_gpu_job_memory;	/* MB; 0: no cap but the GPU's free memory */
 extern int	gpusort_parallel_fill;
 extern bool gpusort_gather_leader_scans;
 

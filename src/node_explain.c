@@ -142,9 +142,11 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		ExplainPropertyText(state->run.on_gpu ? "GPU" : "Device",
-							psprintf("%s, algorithm: %s, rows: %zu",
+							psprintf("%s, algorithm: %s, rows: %zu%s",
 									 state->run.device_name, state->run.algorithm,
-									 state->rows_in), es);
+									 state->rows_in,
+									 state->run.pieces > 1 ?
+									 psprintf(", %d pieces", state->run.pieces) : ""), es);
 		ExplainPropertyText("Device Reason", state->run.device_reason, es);
 		if (state->has_fill)
 			ExplainPropertyInteger("Rows Stored by Workers", NULL, (int64) state->fill_rows, es);
@@ -181,6 +183,8 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Device Reason", state->run.device_reason, es);
 		ExplainPropertyText("Algorithm Reason", state->run.algorithm_reason, es);
 		ExplainPropertyInteger("Rows Sorted", NULL, (int64) state->rows_in, es);
+		if (state->run.pieces > 1)
+			ExplainPropertyInteger("GPU Pieces", NULL, state->run.pieces, es);
 		if (state->has_fill)
 			ExplainPropertyInteger("Rows Stored by Workers", NULL, (int64) state->fill_rows, es);
 		if (state->finish_from < state->nkeys)

@@ -738,6 +738,7 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n, bool for_run)
 	state->run.to_device_ms += before.to_device_ms;
 	state->run.sort_ms += before.sort_ms;
 	state->run.from_device_ms += before.from_device_ms;
+	state->run.pieces = Max(state->run.pieces, before.pieces);
 	if (sorted && finish)
 	{
 		kf.tie_bits = state->run.tie_bits_done ? tie_bits : NULL;

@@ -315,6 +315,157 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	return true;
 }
 
+/*
+ * The most rows one GPU job may take: what the device's free memory, the
+ * cap of gpusort.gpu_job_memory and the job's own row limit allow (0: not
+ * even a small piece fits).
+ */
+static size_t
+gpu_piece_rows(size_t n, int nwords)
+{
+	size_t		free_bytes,
+				total_bytes;
+	size_t		limit;
+	size_t		m = Min(n, gpusort_job_max_rows());
+
+	if (gpusort_device_memory(&free_bytes, &total_bytes) != GPUSORT_OK)
+		return n;				/* the job itself will meet the error */
+	limit = free_bytes;
+	if (gpusort_gpu_job_memory > 0)
+		limit = Min(limit, (size_t) gpusort_gpu_job_memory * 1024 * 1024);
+	/* the job's bytes grow about linearly with its rows */
+	while (m > 0 && gpusort_job_device_bytes(m, nwords) > limit)
+	{
+		size_t		bytes = gpusort_job_device_bytes(m, nwords);
+
+		m = bytes > 2 * limit ? (size_t) ((double) m * limit / bytes) : m - m / 16 - 1;
+	}
+	return m;
+}
+
+/* Binary heap of pieces by their next row: the row's words, then its number. */
+static inline bool
+piece_row_before(const uint32 *const *words, int nwords, uint32 a, uint32 b)
+{
+	for (int w = 0; w < nwords; w++)
+		if (words[w][a] != words[w][b])
+			return words[w][a] < words[w][b];
+	return a < b;
+}
+
+static void
+piece_sift_down(const uint32 *const *words, int nwords, const uint32 *perm,
+				const size_t *next, int *heap, int k, int i)
+{
+	for (;;)
+	{
+		int			l = 2 * i + 1;
+		int			least = i;
+		int			tmp;
+
+		if (l < k && piece_row_before(words, nwords, perm[next[heap[l]]],
+									  perm[next[heap[least]]]))
+			least = l;
+		if (l + 1 < k && piece_row_before(words, nwords, perm[next[heap[l + 1]]],
+										  perm[next[heap[least]]]))
+			least = l + 1;
+		if (least == i)
+			return;
+		tmp = heap[i];
+		heap[i] = heap[least];
+		heap[least] = tmp;
+		i = least;
+	}
+}
+
+/*
+ * A sort too large for one GPU job (its device memory, or
+ * gpusort.gpu_job_memory): consecutive pieces of piece rows each sorted on
+ * the GPU, then merged on the CPU by their words (rows of earlier pieces
+ * first among equal words: the order stays that of one stable sort).
+ * False, as gpu_sort, if the CPU must take over (*failed: something went
+ * wrong) or memory for the merge ran out.
+ */
+static bool
+gpu_sort_pieces(const uint32 *const *words, int nwords, size_t n, size_t piece, uint32 *perm,
+				GpuSortRun *run, bool *failed)
+{
+	int			k = (int) ((n + piece - 1) / piece);
+	const uint32 **pw = palloc(Max(nwords, 1) * sizeof(uint32 *));
+	size_t	   *next = palloc(k * sizeof(size_t));
+	size_t	   *end = palloc(k * sizeof(size_t));
+	int		   *heap = palloc(k * sizeof(int));
+	int			hn = 0;
+	uint32	   *merged;
+	GpuSortRun	one;
+	instr_time	start;
+
+	*failed = false;
+	for (int p = 0; p < k; p++)
+	{
+		size_t		first = (size_t) p * piece;
+		size_t		m = Min(piece, n - first);
+
+		for (int w = 0; w < nwords; w++)
+			pw[w] = words[w] + first;
+		memset(&one, 0, sizeof(one));
+		one.device_reason = run->device_reason;
+		if (!gpu_sort(pw, nwords, m, perm + first, &one, NULL, NULL, failed))
+		{
+			run->device_reason = one.device_reason;
+			return false;
+		}
+		for (size_t i = 0; i < m; i++)
+			perm[first + i] += (uint32) first;
+		run->to_device_ms += one.to_device_ms;
+		run->sort_ms += one.sort_ms;
+		run->from_device_ms += one.from_device_ms;
+		run->passes = Max(run->passes, one.passes);
+		next[p] = first;
+		end[p] = first + m;
+		heap[hn++] = p;
+	}
+	merged = gpusort_alloc_big(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
+	if (merged == NULL)
+	{
+		run->device_reason = "out of memory for the merge of GPU pieces";
+		return false;
+	}
+	INSTR_TIME_SET_CURRENT(start);
+	for (int i = hn / 2 - 1; i >= 0; i--)
+		piece_sift_down(words, nwords, perm, next, heap, hn, i);
+	for (size_t i = 0; i < n; i++)
+	{
+		int			p = heap[0];
+
+		if (i % 65536 == 0)
+			CHECK_FOR_INTERRUPTS();
+		merged[i] = perm[next[p]++];
+		if (next[p] == end[p])
+			heap[0] = heap[--hn];
+		if (hn > 0)
+			piece_sift_down(words, nwords, perm, next, heap, hn, 0);
+	}
+	memcpy(perm, merged, n * sizeof(uint32));
+	pfree(merged);
+	{
+		instr_time	now;
+
+		INSTR_TIME_SET_CURRENT(now);
+		INSTR_TIME_SUBTRACT(now, start);
+		run->sort_ms += INSTR_TIME_GET_MILLISEC(now);
+	}
+	run->on_gpu = true;
+	run->device_name = one.device_name;
+	run->algorithm = one.algorithm;
+	run->pieces = k;
+	snprintf(run->algorithm_reason, sizeof(run->algorithm_reason),
+			 "%d GPU jobs of up to %zu rows, merged on the CPU (%s)", k, piece, one.algorithm_reason);
+	/* the finish finds the ties itself */
+	run->tie_bits_done = false;
+	return true;
+}
+
 bool
 gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 				  GpuSortRun *run, GpuSortReorder *reorder, uint32 *tie_bits)
@@ -327,6 +478,7 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 	gpusort_phase_begin("sort");
 	memset(run, 0, sizeof(*run));
 	run->algorithm = "radix";
+	run->pieces = 1;
 
 	if (gpusort_device == GPUSORT_DEVICE_CPU)
 		run->device_reason = "gpusort.device = cpu";
@@ -337,8 +489,6 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 	else if (gpusort_device == GPUSORT_DEVICE_AUTO && !forced &&
 			 n < (size_t) gpusort_gpu_min_elements)
 		run->device_reason = "fewer rows than gpusort.gpu_min_elements";
-	else if (n > gpusort_job_max_rows() && gpusort_gpu_ready(NULL))
-		run->device_reason = "more rows than one GPU sort takes";
 	else if (!gpusort_gpu_ready(&why_not))
 	{
 		run->device_reason = "no usable GPU";
@@ -351,11 +501,24 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 	}
 	else
 	{
+		size_t		piece = gpu_piece_rows(n, nwords);
+		bool		sorted;
+
 		run->device_reason = gpusort_device == GPUSORT_DEVICE_GPU ? "gpusort.device = gpu" :
 			forced ? "gpusort.algorithm names a GPU sort" : "at least gpusort.gpu_min_elements rows";
+
 		if (reorder)
 			reorder->done = false;
-		if (gpu_sort(words, nwords, n, perm, run, reorder, tie_bits, &failed))
+		if (piece == 0)
+		{
+			run->device_reason = "not enough free GPU memory";
+			sorted = false;
+		}
+		else if (piece < n)
+			sorted = gpu_sort_pieces(words, nwords, n, piece, perm, run, &failed);
+		else
+			sorted = gpu_sort(words, nwords, n, perm, run, reorder, tie_bits, &failed);
+		if (sorted)
 		{
 			elog(DEBUG1, "gpusort: sorted %zu rows on %s (%s) with %s (%s), %d passes",
 				 n, run->device_name, run->device_reason, run->algorithm, run->algorithm_reason,

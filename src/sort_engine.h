@@ -16,6 +16,7 @@ typedef struct GpuSortRun
 	const char *device_reason;	/* why this device (and path) */
 	char		algorithm_reason[128];	/* why this algorithm */
 	int			passes;			/* digit passes run */
+	int			pieces;			/* GPU jobs the rows were split into (merged on the CPU); 1: one */
 	double		to_device_ms;
 	double		sort_ms;
 	double		from_device_ms;
