@@ -31,7 +31,7 @@ SELECT p ->> 'Algorithm' AS algorithm, p ->> 'Device Reason' AS device_reason
 FROM explain_json_later('SELECT * FROM m ORDER BY k, id LIMIT 10000', 'SET gpusort.work_mem = 1') j,
      LATERAL (SELECT j -> 'Plans' -> 0) x(p);
 RESET gpusort.work_mem;
-SELECT p ->> 'Algorithm' AS algorithm, (p ->> 'Sorted Runs')::int > 1 AS runs
+SELECT p ->> 'Algorithm' <> 'tuplesort' AS not_tuplesort, (p ->> 'Sorted Runs')::int > 1 AS runs
 FROM explain_json_later('SELECT * FROM m ORDER BY id DESC', 'SET gpusort.work_mem = 1') p;
 RESET gpusort.work_mem;
 BEGIN;

@@ -217,7 +217,7 @@ RESET gpusort.algorithm;
 -- reads the runs merged into one file
 CREATE TABLE wide AS SELECT i, repeat(md5(i::text), 20) AS pad FROM generate_series(1, 3000) i;
 ANALYZE wide;
-SELECT p ->> 'Algorithm' AS algorithm, (p ->> 'Sorted Runs')::int > 1 AS runs,
+SELECT p ->> 'Algorithm' <> 'tuplesort' AS not_tuplesort, (p ->> 'Sorted Runs')::int > 1 AS runs,
        p ->> 'Merged Into One File' AS one_file
 FROM explain_json_later('SELECT * FROM wide ORDER BY i DESC', 'SET gpusort.work_mem = 1') p;
 EXPLAIN (COSTS OFF) SELECT * FROM wide ORDER BY i DESC;
@@ -235,7 +235,7 @@ CREATE TABLE narrow AS
 SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE (i % 7)::float4 END AS f
 FROM generate_series(1, 100000) i;
 ANALYZE narrow;
-SELECT p ->> 'Algorithm' AS algorithm, (p ->> 'Sorted Runs')::int > 1 AS runs
+SELECT p ->> 'Algorithm' <> 'tuplesort' AS not_tuplesort, (p ->> 'Sorted Runs')::int > 1 AS runs
 FROM explain_json_later('SELECT * FROM narrow ORDER BY f, i DESC', 'SET gpusort.work_mem = 1') p;
 RESET gpusort.work_mem;
 BEGIN;
@@ -314,7 +314,7 @@ RESET gpusort.gather_leader_scans;
 SET parallel_leader_participation = off;
 -- a memory limit the workers meet part way: the rest of their rows comes
 -- up through the Gather, and the GpuSort writes runs
-SELECT p ->> 'Algorithm' AS algorithm, (p ->> 'Sorted Runs')::int > 1 AS runs,
+SELECT p ->> 'Algorithm' <> 'tuplesort' AS not_tuplesort, (p ->> 'Sorted Runs')::int > 1 AS runs,
        (p ->> 'Rows Stored by Workers')::int BETWEEN 1 AND 99999 AS workers_stored_some
 FROM explain_json_later('SELECT * FROM pf ORDER BY d, i', 'SET gpusort.work_mem = ''12MB''') p;
 RESET gpusort.work_mem;

@@ -3,26 +3,43 @@
  * temporary files, and their merge (see node_spill.h).
  *
  * A run's record: the tuple's length (uint32), the merge words, the
- * MinimalTuple.  The merged file of a node read with random access holds
- * each tuple between two copies of its length, so that it can be read
- * backward as well as forward.
+ * MinimalTuple.  A run is a temporary File (fd.c, as a BufFile's segments
+ * are: temp_tablespaces, temp_file_limit, log_temp_files, removal at
+ * close or transaction end), written and read sequentially through
+ * buffers of up to a megabyte: BufFile's 8 kB blocks made the writes cost
+ * a system call every 8 kB, several seconds a run on the GPU host's VM.
+ * The merged file of a node read with random access is a BufFile whose
+ * records hold each tuple between two copies of its length, so that it
+ * can be read backward as well as forward.
  */
 #include "postgres.h"
 
 #include "commands/tablespace.h"
 #include "miscadmin.h"
 #include "storage/buffile.h"
+#include "storage/fd.h"
+#include "utils/wait_event.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
 
 #include "node_spill.h"
 #include "node_state.h"
 
+/* the most a run's write or read buffer takes */
+#define RUN_BUFFER_MAX ((Size) 1024 * 1024)
+#define RUN_BUFFER_MIN ((Size) 64 * 1024)
+
 typedef struct SpillRun
 {
-	BufFile    *file;
+	File		file;			/* -1: closed */
+	off_t		size;			/* bytes written */
 	Size		rows;			/* rows written */
 	Size		read;			/* rows read so far */
+	char	   *rbuf;			/* read buffer: rlen bytes from file offset roff - rlen */
+	Size		rbuf_size;
+	Size		rlen;
+	Size		rpos;
+	off_t		roff;
 	char	   *buf;			/* the row read last: its words, then its tuple */
 	Size		buf_size;
 	MinimalTuple tuple;			/* in buf */
@@ -35,6 +52,10 @@ struct SpillState
 	int			nwords;			/* merge words of a row */
 	Size		tuple_off;		/* where a row's tuple lies in a run's buf */
 	uint32	   *wordbuf;		/* [nwords], for writing */
+	char	   *wbuf;			/* the run being written: bytes not yet in its file */
+	Size		wbuf_size;
+	Size		wused;
+	Size		limit_bytes;	/* the node's budget, for the buffers */
 	SpillRun   *runs;
 	int			nruns;
 	int			runs_cap;
@@ -103,6 +124,102 @@ create_file(SpillState *sp)
 	return file;
 }
 
+/* A run's file: a temporary file of this transaction, temp_file_limit counted. */
+static File
+create_run_file(void)
+{
+	PrepareTempTablespaces();
+	return OpenTemporaryFile(false);
+}
+
+/* The bytes buffered for the run being written, into its file. */
+static void
+run_flush(SpillState *sp, SpillRun *run)
+{
+	int			rc;
+
+	if (sp->wused == 0)
+		return;
+	errno = 0;
+	/* FileWrite raises temp_file_limit's error itself */
+	rc = FileWrite(run->file, sp->wbuf, (int) sp->wused, run->size, WAIT_EVENT_BUFFILE_WRITE);
+	if (rc != (int) sp->wused)
+	{
+		if (rc >= 0 && errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpusort: could not write to a temporary file: %m")));
+	}
+	run->size += sp->wused;
+	sp->wused = 0;
+}
+
+static void
+run_write(SpillState *sp, SpillRun *run, const void *ptr, Size len)
+{
+	const char *p = ptr;
+
+	while (len > 0)
+	{
+		Size		n = Min(len, sp->wbuf_size - sp->wused);
+
+		memcpy(sp->wbuf + sp->wused, p, n);
+		sp->wused += n;
+		p += n;
+		len -= n;
+		if (sp->wused == sp->wbuf_size)
+			run_flush(sp, run);
+	}
+}
+
+/* Read run from its start again. */
+static void
+run_rewind(SpillRun *run)
+{
+	run->roff = 0;
+	run->rlen = 0;
+	run->rpos = 0;
+	run->read = 0;
+}
+
+static void
+run_read(SpillRun *run, void *ptr, Size len)
+{
+	char	   *p = ptr;
+
+	while (len > 0)
+	{
+		Size		n;
+
+		if (run->rpos == run->rlen)
+		{
+			int			want = (int) Min((off_t) run->rbuf_size, run->size - run->roff);
+			int			rc;
+
+			if (want <= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("gpusort: unexpected end of a temporary file")));
+			errno = 0;
+			rc = FileRead(run->file, run->rbuf, want, run->roff, WAIT_EVENT_BUFFILE_READ);
+			if (rc != want)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("gpusort: could not read from a temporary file: read %d of %d bytes: %m",
+								rc, want)));
+			run->roff += want;
+			run->rlen = want;
+			run->rpos = 0;
+		}
+		n = Min(len, run->rlen - run->rpos);
+		memcpy(p, run->rbuf + run->rpos, n);
+		run->rpos += n;
+		p += n;
+		len -= n;
+	}
+}
+
 /* buf of at least need bytes */
 static char *
 grow_buffer(SpillState *sp, char *buf, Size *size, Size need)
@@ -114,6 +231,9 @@ grow_buffer(SpillState *sp, char *buf, Size *size, Size need)
 		pfree(buf);
 	return MemoryContextAllocHuge(sp->cxt, *size);
 }
+
+/* rows ahead of the one written whose memory is prefetched */
+#define RUN_PREFETCH 16
 
 /* ---- writing runs ------------------------------------------------------------ */
 
@@ -130,6 +250,9 @@ spill_begin(GpuSortState *state, int nwords)
 	sp->wordbuf = MemoryContextAlloc(cxt, Max(nwords, 1) * sizeof(uint32));
 	sp->runs_cap = 8;
 	sp->runs = MemoryContextAllocZero(cxt, sp->runs_cap * sizeof(SpillRun));
+	sp->limit_bytes = state->limit_bytes;
+	sp->wbuf_size = Max(Min(RUN_BUFFER_MAX, state->limit_bytes / 16), RUN_BUFFER_MIN);
+	sp->wbuf = MemoryContextAlloc(cxt, sp->wbuf_size);
 	sp->last = -1;
 	sp->ncmp = state->nkeys - state->finish_from;
 	if (sp->ncmp > 0)
@@ -169,7 +292,7 @@ spill_write_run(GpuSortState *state, int nwords, const uint32 *const *words,
 		sp->runs_cap *= 2;
 	}
 	run = &sp->runs[sp->nruns];
-	run->file = create_file(sp);
+	run->file = create_run_file();
 	sp->nruns++;				/* closed with the others from now on */
 
 	for (Size i = 0; i < state->nresult; i++)
@@ -181,6 +304,21 @@ spill_write_run(GpuSortState *state, int nwords, const uint32 *const *words,
 
 		if (i % ROWS_PER_INTERRUPT_CHECK == 0)
 			CHECK_FOR_INTERRUPTS();
+		/* rows in sorted order lie anywhere in the store: read ahead */
+		if (state->perm && i + RUN_PREFETCH < state->nresult)
+		{
+			Size		ahead = state->perm[i + RUN_PREFETCH];
+
+			if (state->columnar)
+				for (int c = 0; c < state->cols.natts; c++)
+					__builtin_prefetch(column_store_at(&state->cols, c, ahead));
+			else
+			{
+				__builtin_prefetch(state->store.tuples[ahead]);
+				if (i + 2 * RUN_PREFETCH < state->nresult)
+					__builtin_prefetch(&state->store.tuples[state->perm[i + 2 * RUN_PREFETCH]]);
+			}
+		}
 		for (int j = 0; j < nwords; j++)
 			sp->wordbuf[j] = words[j] ? words[j][row] : consts[j];
 		if (state->columnar)
@@ -191,13 +329,14 @@ spill_write_run(GpuSortState *state, int nwords, const uint32 *const *words,
 		else
 			tuple = state->store.tuples[row];
 		len = tuple->t_len;
-		BufFileWrite(run->file, &len, sizeof(len));
-		BufFileWrite(run->file, sp->wordbuf, nwords * sizeof(uint32));
-		BufFileWrite(run->file, tuple, len);
+		run_write(sp, run, &len, sizeof(len));
+		run_write(sp, run, sp->wordbuf, nwords * sizeof(uint32));
+		run_write(sp, run, tuple, len);
 		bytes += sizeof(len) + nwords * sizeof(uint32) + len;
 		if (free_tuple)
 			pfree(tuple);
 	}
+	run_flush(sp, run);
 	if (state->columnar)
 		ExecClearTuple(state->vslot);
 	run->rows = state->nresult;
@@ -208,6 +347,23 @@ spill_write_run(GpuSortState *state, int nwords, const uint32 *const *words,
 
 /* ---- the merge ------------------------------------------------------------------ */
 
+/*
+ * Read run from its start: a buffer that shares what the budget leaves
+ * among the runs (the stores are empty by now), 64 kB to 1 MB each.
+ */
+static void
+run_open_reading(SpillState *sp, SpillRun *run)
+{
+	if (run->rbuf == NULL)
+	{
+		Size		share = sp->limit_bytes / (2 * Max(sp->nruns, 1));
+
+		run->rbuf_size = Max(Min(share, RUN_BUFFER_MAX), RUN_BUFFER_MIN);
+		run->rbuf = MemoryContextAlloc(sp->cxt, run->rbuf_size);
+	}
+	run_rewind(run);
+}
+
 /* Read run's next row into its buffer. */
 static void
 run_read_next(SpillState *sp, SpillRun *run)
@@ -215,10 +371,10 @@ run_read_next(SpillState *sp, SpillRun *run)
 	uint32		len;
 
 	Assert(run->read < run->rows);
-	read_exact(run->file, &len, sizeof(len));
+	run_read(run, &len, sizeof(len));
 	run->buf = grow_buffer(sp, run->buf, &run->buf_size, sp->tuple_off + len);
-	read_exact(run->file, run->buf, sp->nwords * sizeof(uint32));
-	read_exact(run->file, run->buf + sp->tuple_off, len);
+	run_read(run, run->buf, sp->nwords * sizeof(uint32));
+	run_read(run, run->buf + sp->tuple_off, len);
 	run->tuple = (MinimalTuple) (run->buf + sp->tuple_off);
 	run->read++;
 	if (run->slot)
@@ -298,8 +454,7 @@ merge_start(GpuSortState *state, SpillState *sp)
 												 &TTSOpsMinimalTuple);
 			MemoryContextSwitchTo(old);
 		}
-		seek_to(run->file, 0, 0, SEEK_SET);
-		run->read = 0;
+		run_open_reading(sp, run);
 		if (run->rows == 0)
 			continue;
 		run_read_next(sp, run);
@@ -340,9 +495,9 @@ close_runs(SpillState *sp)
 {
 	for (int r = 0; r < sp->nruns; r++)
 	{
-		if (sp->runs[r].file)
-			BufFileClose(sp->runs[r].file);
-		sp->runs[r].file = NULL;
+		if (sp->runs[r].file >= 0)
+			FileClose(sp->runs[r].file);
+		sp->runs[r].file = -1;
 		if (sp->runs[r].slot)
 			ExecDropSingleTupleTableSlot(sp->runs[r].slot);
 		sp->runs[r].slot = NULL;
@@ -524,8 +679,7 @@ spill_to_tuplesort(GpuSortState *state, Tuplesortstate *ts)
 	{
 		SpillRun   *run = &sp->runs[r];
 
-		seek_to(run->file, 0, 0, SEEK_SET);
-		run->read = 0;
+		run_open_reading(sp, run);
 		while (run->read < run->rows)
 		{
 			if (run->read % ROWS_PER_INTERRUPT_CHECK == 0)
@@ -535,8 +689,8 @@ spill_to_tuplesort(GpuSortState *state, Tuplesortstate *ts)
 			tuplesort_puttupleslot(ts, state->slot);
 		}
 		ExecClearTuple(state->slot);
-		BufFileClose(run->file);
-		run->file = NULL;
+		FileClose(run->file);
+		run->file = -1;
 	}
 	spill_close(state);
 }
