@@ -31,6 +31,20 @@ EXPLAIN (COSTS OFF) SELECT * FROM cost_wide WHERE id <= 20 ORDER BY k LIMIT 5;
 -- LIMIT 1000 of many rows: GpuSort's top-k heap reads a row for less
 EXPLAIN (COSTS OFF) SELECT * FROM cost_wide ORDER BY k LIMIT 1000;
 
+-- the same sort expected past a 1 MB budget costs its runs' writes and
+-- reads on top
+CREATE FUNCTION plan_cost(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j -> 0 -> 'Plan' ->> 'Total Cost')::float8;
+END $$;
+CREATE TEMP TABLE budget_costs AS SELECT plan_cost('SELECT * FROM cost_wide ORDER BY k') AS in_memory;
+SET gpusort.work_mem = 1;
+SELECT plan_cost('SELECT * FROM cost_wide ORDER BY k') > in_memory * 1.2 AS runs_cost_more FROM budget_costs;
+RESET gpusort.work_mem;
+DROP FUNCTION plan_cost(text);
+
 -- gpusort.cost_model = off: the row threshold alone decides
 SET gpusort.cost_model = off;
 EXPLAIN (COSTS OFF) SELECT * FROM cost_wide WHERE id <= 20 ORDER BY k;
