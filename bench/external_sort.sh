@@ -78,7 +78,7 @@ file="$out/external_sort-${ROWS}.md"
 	echo
 	echo "\`ROWS=$ROWS RUNS=$RUNS bash bench/external_sort.sh\`, build ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)};"
 	echo "PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'); native at default settings (work_mem 4MB, 2 workers) and tuned"
-	echo "(work_mem 1GB, 8 workers per Gather); GpuSort at default settings with \`gpusort.max_memory\` as named."
+	echo "(work_mem 1GB, 8 workers per Gather); GpuSort at default settings with \`gpusort.max_memory\` as named and the cost model off (GpuSort in every run)."
 	echo "Median of $RUNS EXPLAIN ANALYZE (TIMING OFF) execution times; runs and kB written from EXPLAIN."
 	echo
 	python3 - "$raw" "${queries[@]}" <<'PY'
