@@ -3,7 +3,10 @@
  * temporary files, and their merge (see node_spill.h).
  *
  * A run's record: the tuple's length (uint32), the merge words, the
- * MinimalTuple.  A run is a temporary File (fd.c, as a BufFile's segments
+ * MinimalTuple; rows of a column store (every column of fixed length) are
+ * written in their column form instead, as fixed-size records: the merge
+ * words, a NULL flag a column, and each value at its width, so that no
+ * tuple is formed going out and none deformed coming back.  A run is a temporary File (fd.c, as a BufFile's segments
  * are: temp_tablespaces, temp_file_limit, log_temp_files, removal at
  * close or transaction end), written and read sequentially through
  * buffers of up to a megabyte: BufFile's 8 kB blocks made the writes cost
@@ -52,6 +55,14 @@ struct SpillState
 	int			nwords;			/* merge words of a row */
 	Size		tuple_off;		/* where a row's tuple lies in a run's buf */
 	uint32	   *wordbuf;		/* [nwords], for writing */
+	/* rows of a column store: fixed-size records (columnar) */
+	bool		columnar;
+	int			natts;
+	const ColumnType *types;	/* [natts], the column store's */
+	Size	   *val_off;		/* [natts]: where column c's value lies in a record */
+	Size		nulls_off;		/* the NULL flags */
+	Size		rec_bytes;
+	MinimalTuple *batch;		/* tuple rows: the tuples of the next positions written */
 	char	   *wbuf;			/* the run being written: bytes not yet in its file */
 	Size		wbuf_size;
 	Size		wused;
@@ -70,6 +81,7 @@ struct SpillState
 	int			last;			/* the run whose row was handed up last (-1: none) */
 	Size		emitted;
 	bool		merging;
+	uint64		fetches;		/* spill_fetch calls, for the interrupt checks */
 
 	/* random access: the runs merged into one file */
 	BufFile    *merged;
@@ -234,6 +246,12 @@ grow_buffer(SpillState *sp, char *buf, Size *size, Size need)
 
 /* rows ahead of the one written whose memory is prefetched */
 #define RUN_PREFETCH 16
+/*
+ * Tuple rows are written in batches: the tuple pointers of RUN_BATCH
+ * sorted positions looked up in one tight loop (their cache misses
+ * overlap), the tuples prefetched as they are found.
+ */
+#define RUN_BATCH 256
 
 /* ---- writing runs ------------------------------------------------------------ */
 
@@ -254,6 +272,26 @@ spill_begin(GpuSortState *state, int nwords)
 	sp->wbuf_size = Max(Min(RUN_BUFFER_MAX, state->limit_bytes / 16), RUN_BUFFER_MIN);
 	sp->wbuf = MemoryContextAlloc(cxt, sp->wbuf_size);
 	sp->last = -1;
+	sp->columnar = state->columnar;
+	if (sp->columnar)
+	{
+		Size		off;
+
+		sp->natts = state->cols.natts;
+		sp->types = state->cols.type;
+		sp->val_off = MemoryContextAlloc(cxt, Max(sp->natts, 1) * sizeof(Size));
+		sp->nulls_off = nwords * sizeof(uint32);
+		off = MAXALIGN(sp->nulls_off + sp->natts);
+		for (int c = 0; c < sp->natts; c++)
+		{
+			/* by-reference values at MAXALIGNed widths stay aligned */
+			sp->val_off[c] = off;
+			off += sp->types[c].width;
+		}
+		sp->rec_bytes = MAXALIGN(off);
+	}
+	else
+		sp->batch = MemoryContextAlloc(cxt, RUN_BATCH * sizeof(MinimalTuple));
 	sp->ncmp = state->nkeys - state->finish_from;
 	if (sp->ncmp > 0)
 	{
@@ -272,6 +310,83 @@ spill_begin(GpuSortState *state, int nwords)
 	}
 	state->spill = sp;
 	return sp;
+}
+
+/* A column store's rows of the sort, in order, as fixed-size records; the bytes written. */
+static uint64
+write_columnar_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
+					const uint32 *const *words, const uint32 *consts)
+{
+	const ColumnStore *cols = &state->cols;
+
+	for (Size i = 0; i < state->nresult; i++)
+	{
+		Size		row = state->perm ? state->perm[i] : i;
+		char	   *rec;
+
+		if (i % ROWS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
+		/* rows in sorted order lie anywhere in the store: read ahead */
+		if (state->perm && i + RUN_PREFETCH < state->nresult)
+			for (int c = 0; c < cols->natts; c++)
+				__builtin_prefetch(column_store_at(cols, c, state->perm[i + RUN_PREFETCH]));
+		if (sp->wused + sp->rec_bytes > sp->wbuf_size)
+			run_flush(sp, run);
+		rec = sp->wbuf + sp->wused;
+		for (int j = 0; j < sp->nwords; j++)
+			((uint32 *) rec)[j] = words[j] ? words[j][row] : consts[j];
+		for (int c = 0; c < sp->natts; c++)
+		{
+			rec[sp->nulls_off + c] = cols->isnull[c] ? cols->isnull[c][row] : false;
+			memcpy(rec + sp->val_off[c], column_store_at(cols, c, row), sp->types[c].width);
+		}
+		sp->wused += sp->rec_bytes;
+	}
+	return (uint64) state->nresult * sp->rec_bytes;
+}
+
+/* A tuple store's rows of the sort, in order: length, words, tuple; the bytes written. */
+static uint64
+write_tuple_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
+				 const uint32 *const *words, const uint32 *consts)
+{
+	MinimalTuple *tuples = state->store.tuples;
+	uint64		bytes = 0;
+
+	for (Size first = 0; first < state->nresult; first += RUN_BATCH)
+	{
+		int			count = (int) Min((Size) RUN_BATCH, state->nresult - first);
+
+		if (first % ROWS_PER_INTERRUPT_CHECK == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (int j = 0; j < count; j++)
+		{
+			sp->batch[j] = tuples[state->perm ? state->perm[first + j] : first + j];
+			__builtin_prefetch(sp->batch[j]);
+		}
+		for (int j = 0; j < count; j++)
+		{
+			Size		row = state->perm ? state->perm[first + j] : first + j;
+			MinimalTuple tuple = sp->batch[j];
+			uint32		len = tuple->t_len;
+
+			/* the rest of a tuple a few rows ahead (its first line is in cache) */
+			if (j + 4 < count)
+			{
+				MinimalTuple ahead = sp->batch[j + 4];
+
+				for (Size off = 64; off < Min(ahead->t_len, 1024); off += 64)
+					__builtin_prefetch((char *) ahead + off);
+			}
+			for (int w = 0; w < sp->nwords; w++)
+				sp->wordbuf[w] = words[w] ? words[w][row] : consts[w];
+			run_write(sp, run, &len, sizeof(len));
+			run_write(sp, run, sp->wordbuf, sp->nwords * sizeof(uint32));
+			run_write(sp, run, tuple, len);
+			bytes += sizeof(len) + sp->nwords * sizeof(uint32) + len;
+		}
+	}
+	return bytes;
 }
 
 void
@@ -295,47 +410,10 @@ spill_write_run(GpuSortState *state, int nwords, const uint32 *const *words,
 	run->file = create_run_file();
 	sp->nruns++;				/* closed with the others from now on */
 
-	for (Size i = 0; i < state->nresult; i++)
-	{
-		Size		row = state->perm ? state->perm[i] : i;
-		MinimalTuple tuple;
-		bool		free_tuple = false;
-		uint32		len;
-
-		if (i % ROWS_PER_INTERRUPT_CHECK == 0)
-			CHECK_FOR_INTERRUPTS();
-		/* rows in sorted order lie anywhere in the store: read ahead */
-		if (state->perm && i + RUN_PREFETCH < state->nresult)
-		{
-			Size		ahead = state->perm[i + RUN_PREFETCH];
-
-			if (state->columnar)
-				for (int c = 0; c < state->cols.natts; c++)
-					__builtin_prefetch(column_store_at(&state->cols, c, ahead));
-			else
-			{
-				__builtin_prefetch(state->store.tuples[ahead]);
-				if (i + 2 * RUN_PREFETCH < state->nresult)
-					__builtin_prefetch(&state->store.tuples[state->perm[i + 2 * RUN_PREFETCH]]);
-			}
-		}
-		for (int j = 0; j < nwords; j++)
-			sp->wordbuf[j] = words[j] ? words[j][row] : consts[j];
-		if (state->columnar)
-		{
-			column_store_get(&state->cols, row, state->vslot);
-			tuple = ExecFetchSlotMinimalTuple(state->vslot, &free_tuple);
-		}
-		else
-			tuple = state->store.tuples[row];
-		len = tuple->t_len;
-		run_write(sp, run, &len, sizeof(len));
-		run_write(sp, run, sp->wordbuf, nwords * sizeof(uint32));
-		run_write(sp, run, tuple, len);
-		bytes += sizeof(len) + nwords * sizeof(uint32) + len;
-		if (free_tuple)
-			pfree(tuple);
-	}
+	if (sp->columnar)
+		bytes = write_columnar_rows(state, sp, run, words, consts);
+	else
+		bytes = write_tuple_rows(state, sp, run, words, consts);
 	run_flush(sp, run);
 	if (state->columnar)
 		ExecClearTuple(state->vslot);
@@ -364,6 +442,20 @@ run_open_reading(SpillState *sp, SpillRun *run)
 	run_rewind(run);
 }
 
+/* The row of a columnar record in a virtual slot, its by-reference values pointing into rec. */
+static TupleTableSlot *
+record_to_slot(SpillState *sp, const char *rec, TupleTableSlot *slot)
+{
+	ExecClearTuple(slot);
+	for (int c = 0; c < sp->natts; c++)
+	{
+		slot->tts_isnull[c] = rec[sp->nulls_off + c];
+		slot->tts_values[c] = slot->tts_isnull[c] ? (Datum) 0 :
+			column_value_get(rec + sp->val_off[c], &sp->types[c], 0);
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
 /* Read run's next row into its buffer. */
 static void
 run_read_next(SpillState *sp, SpillRun *run)
@@ -371,6 +463,15 @@ run_read_next(SpillState *sp, SpillRun *run)
 	uint32		len;
 
 	Assert(run->read < run->rows);
+	if (sp->columnar)
+	{
+		run->buf = grow_buffer(sp, run->buf, &run->buf_size, sp->rec_bytes);
+		run_read(run, run->buf, sp->rec_bytes);
+		run->read++;
+		if (run->slot)
+			record_to_slot(sp, run->buf, run->slot);
+		return;
+	}
 	run_read(run, &len, sizeof(len));
 	run->buf = grow_buffer(sp, run->buf, &run->buf_size, sp->tuple_off + len);
 	run_read(run, run->buf, sp->nwords * sizeof(uint32));
@@ -451,6 +552,7 @@ merge_start(GpuSortState *state, SpillState *sp)
 			MemoryContext old = MemoryContextSwitchTo(sp->cxt);
 
 			run->slot = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor,
+												 sp->columnar ? &TTSOpsVirtual :
 												 &TTSOpsMinimalTuple);
 			MemoryContextSwitchTo(old);
 		}
@@ -516,16 +618,24 @@ merge_into_file(GpuSortState *state, SpillState *sp)
 	merge_start(state, sp);
 	while ((run = merge_next(state, sp)) != NULL)
 	{
-		uint32		len = run->tuple->t_len;
+		bool		free_tuple = false;
+		MinimalTuple tuple = sp->columnar ?
+			ExecFetchSlotMinimalTuple(record_to_slot(sp, run->buf, state->vslot), &free_tuple) :
+			run->tuple;
+		uint32		len = tuple->t_len;
 
 		if (sp->merged_rows % ROWS_PER_INTERRUPT_CHECK == 0)
 			CHECK_FOR_INTERRUPTS();
 		BufFileWrite(sp->merged, &len, sizeof(len));
-		BufFileWrite(sp->merged, run->tuple, len);
+		BufFileWrite(sp->merged, tuple, len);
 		BufFileWrite(sp->merged, &len, sizeof(len));
 		sp->merged_rows++;
 		sp->bytes_written += len + 2 * sizeof(len);
+		if (free_tuple)
+			pfree(tuple);
 	}
+	if (sp->columnar)
+		ExecClearTuple(state->vslot);
 	close_runs(sp);
 	seek_to(sp->merged, 0, 0, SEEK_SET);
 	sp->cur = -1;
@@ -615,6 +725,8 @@ spill_fetch(GpuSortState *state, bool forward)
 	SpillState *sp = state->spill;
 	MinimalTuple tuple;
 
+	if (++sp->fetches % ROWS_PER_INTERRUPT_CHECK == 0)
+		CHECK_FOR_INTERRUPTS();
 	if (sp->merged)
 		tuple = merged_fetch(sp, forward);
 	else
@@ -624,10 +736,16 @@ spill_fetch(GpuSortState *state, bool forward)
 		if (!forward)
 			elog(ERROR, "gpusort: backward fetch from a GpuSort not made for random access");
 		run = merge_next(state, sp);
+		if (run != NULL && sp->columnar)
+			return record_to_slot(sp, run->buf, state->vslot);
 		tuple = run ? run->tuple : NULL;
 	}
 	if (tuple == NULL)
+	{
+		if (state->vslot)
+			ExecClearTuple(state->vslot);
 		return ExecClearTuple(state->slot);
+	}
 	return ExecStoreMinimalTuple(tuple, state->slot, false);
 }
 
@@ -685,10 +803,13 @@ spill_to_tuplesort(GpuSortState *state, Tuplesortstate *ts)
 			if (run->read % ROWS_PER_INTERRUPT_CHECK == 0)
 				CHECK_FOR_INTERRUPTS();
 			run_read_next(sp, run);
-			ExecStoreMinimalTuple(run->tuple, state->slot, false);
-			tuplesort_puttupleslot(ts, state->slot);
+			tuplesort_puttupleslot(ts, sp->columnar ?
+								   record_to_slot(sp, run->buf, state->vslot) :
+								   ExecStoreMinimalTuple(run->tuple, state->slot, false));
 		}
 		ExecClearTuple(state->slot);
+		if (state->vslot)
+			ExecClearTuple(state->vslot);
 		FileClose(run->file);
 		run->file = -1;
 	}

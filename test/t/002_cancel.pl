@@ -1,5 +1,6 @@
 # Cancel and timeout at every phase of a large sort -- the GpuSort node
-# (serial and parallel plans, rows in a tuple store or a column store, ties
+# (serial and parallel plans, rows in a tuple store or a column store, runs
+# written past the budget, ties
 # finished on the CPU) and gpu_sort() -- by statement_timeout,
 # pg_cancel_backend and pg_terminate_backend.  A test-only module
 # (test/test_modules/gpusort_phase_wait.c) stops the sort at the start of
@@ -70,6 +71,9 @@ my @sorts = (
 	[ 'GpuSort, text keys finished', '',
 	  "$count (SELECT * FROM t ORDER BY pad COLLATE \"C\" OFFSET 0) s",
 	  [qw(fill sort finish emit free)] ],
+	[ 'GpuSort, runs past the budget', 'SET gpusort.work_mem = 64;',
+	  "$count (SELECT * FROM t ORDER BY ts DESC, id OFFSET 0) s",
+	  [qw(fill run sort emit free)] ],
 	[ 'GpuSort, rows filled by workers', $parallel,
 	  "$count (SELECT id, k, ts FROM t ORDER BY k DESC, id OFFSET 0) s",
 	  [qw(fill sort emit free)] ],
@@ -254,6 +258,10 @@ SKIP:
 	cmp_ok($gpu_after, '<=', $gpu_before + 64, 'no device memory left behind');
 }
 $session->quit;
+# the runs' temporary files went with every query cancelled, timed out or
+# terminated
+is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'), '0',
+	'no temporary files left');
 unlike(slurp_file($node->logfile), qr/terminated by signal|PANIC|TRAP/, 'no crash in the log');
 $node->stop;
 done_testing();
