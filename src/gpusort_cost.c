@@ -27,9 +27,9 @@
  *   emit    n * (EMIT_ROW + EMIT_BYTE * w)
  *   plus    STARTUP once
  *   runs    where the rows are expected to outgrow the memory budget
- *           (node_spill.h): each page of the runs written and read once
- *           at seq_page_cost, SPILL_ROW per row stored, and MERGE_COMPARE
- *           per row and log2(runs) levels of the merge's heap
+ *           (node_spill.h): SPILL_ROW per row stored and SPILL_BYTE per
+ *           byte of the runs, written and read back, and MERGE_COMPARE per
+ *           row and log2(runs) levels of the merge's heap
  *
  * Under a bound b <= GPUSORT_TOPK_MAX_BOUND the rows go through a CPU
  * top-k heap: n * TOPK_ROW, plus the rows that enter the heap,
@@ -138,14 +138,17 @@
  * estimate: 600 ns a row of 109 bytes, 400 ns a row of 12, 2 ns a byte.
  */
 /*
- * Runs past the budget.  A row written to a run and read back: on the
- * H200 host, 40M rows at 256 MB to 2 GB budgets, 230-270 ns a row beyond
- * the sort held in memory (runs written, and the merge's reads), for
- * rows of 4 and of 81 bytes (bench/results/external_sort-40000000.md).
- * The merge's heap comparison of two rows' key words is priced as
- * cost_sort prices a comparison (2 cpu_operator_costs).
+ * Runs past the budget.  A row written to a run and read back, beyond the
+ * sort held in memory (the runs' writes, and the merge's reads): on the
+ * H200 host, 40M rows at 256 MB to 2 GB budgets, about 95 ns a row of 24
+ * bytes in the runs (an int4 kept as columns) and 200 ns a row of 81
+ * bytes (a tuple of 5 columns) (bench/results/external_sort-40000000.md):
+ * 51 ns a row and 1.84 ns a byte.  The merge's heap comparison of two
+ * rows' key words is priced as cost_sort prices a comparison (2
+ * cpu_operator_costs).
  */
-#define SPILL_ROW_OPS			25.0
+#define SPILL_ROW_OPS			5.0
+#define SPILL_BYTE_OPS			0.18
 #define MERGE_COMPARE_OPS		2.0
 
 #define NATIVE_BYTE_OPS			0.2
@@ -271,8 +274,8 @@ gpusort_estimate(const GpuSortCostInput *in, GpuSortCost *est)
 	if (in->spill_bytes > 0 && !(in->bound >= 0 && in->bound <= GPUSORT_TOPK_MAX_BOUND))
 	{
 		/* written before the first row; read and merged as the rows are handed up */
-		Cost		io = in->spill_bytes / BLCKSZ * seq_page_cost;
-		Cost		write = io + stored * SPILL_ROW_OPS / 2 * cpu_operator_cost;
+		Cost		write = (stored * SPILL_ROW_OPS + in->spill_bytes * SPILL_BYTE_OPS) / 2 *
+			cpu_operator_cost;
 
 		est->runs = 2 * write + out * MERGE_COMPARE_OPS * log2(Max(in->runs, 2.0)) *
 			cpu_operator_cost;
