@@ -143,6 +143,28 @@ SELECT array_agg(i) AS ids, bool_and(length(big) = 1280000) AS whole
 FROM (SELECT * FROM (SELECT i, repeat(md5(i::text), 40000) AS big FROM generate_series(1, 6) i OFFSET 0) s
       ORDER BY i DESC) s;
 
+-- more runs than one merge reads at once (8 at a 1 MB budget): groups of
+-- runs are merged into longer runs first, pass after pass
+CREATE TABLE many AS SELECT g AS id, hashint4(g) % 100000 AS k,
+       CASE WHEN g % 7 = 0 THEN NULL ELSE md5(g::text) END AS t
+FROM generate_series(1, 300000) g;
+ANALYZE many;
+SELECT (p ->> 'Sorted Runs')::int > 8 AS many_runs, (p ->> 'Merge Passes')::int >= 1 AS passes
+FROM explain_json('SELECT * FROM many ORDER BY t COLLATE "C" NULLS FIRST, id') p;
+SELECT (p ->> 'Sorted Runs')::int > 8 AS many_runs, (p ->> 'Merge Passes')::int >= 1 AS passes
+FROM explain_json('SELECT id, k FROM many ORDER BY k, id') p;
+SELECT same_result('SELECT * FROM many ORDER BY t COLLATE "C" NULLS FIRST, id', 't, id');
+SELECT same_result('SELECT id, k FROM many ORDER BY k DESC', 'k');
+BEGIN;
+DECLARE m SCROLL CURSOR FOR SELECT id, k FROM many ORDER BY k, id;
+FETCH ABSOLUTE 150000 FROM m;
+FETCH BACKWARD 1 FROM m;
+COMMIT;
+SET gpusort.enabled = off;
+SELECT id, k FROM many ORDER BY k, id OFFSET 149998 LIMIT 2;
+RESET gpusort.enabled;
+DROP TABLE many;
+
 RESET gpusort.work_mem;
 
 -- a sort larger than one GPU job may take (gpusort.gpu_job_memory, or the

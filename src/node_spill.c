@@ -81,6 +81,8 @@ struct SpillState
 	int			last;			/* the run whose row was handed up last (-1: none) */
 	Size		emitted;
 	bool		merging;
+	int			heap_cap;
+	int			passes;			/* merge passes that turned groups of runs into one */
 	uint64		fetches;		/* spill_fetch calls, for the interrupt checks */
 
 	/* random access: the runs merged into one file */
@@ -94,6 +96,7 @@ struct SpillState
 	off_t		mark_offset;
 
 	/* EXPLAIN ANALYZE */
+	int			runs_written;	/* runs made from the input (merge passes make fewer, longer ones) */
 	Size		rows_written;
 	uint64		bytes_written;
 	double		write_ms;
@@ -277,16 +280,22 @@ spill_begin(GpuSortState *state, int nwords)
 	{
 		Size		off;
 
+		ColumnType *types;
+
 		sp->natts = state->cols.natts;
-		sp->types = state->cols.type;
+		/* a copy: the store's own goes with sortcxt at every run */
+		types = MemoryContextAlloc(cxt, Max(sp->natts, 1) * sizeof(ColumnType));
+		memcpy(types, state->cols.type, sp->natts * sizeof(ColumnType));
+		sp->types = types;
 		sp->val_off = MemoryContextAlloc(cxt, Max(sp->natts, 1) * sizeof(Size));
 		sp->nulls_off = nwords * sizeof(uint32);
 		off = MAXALIGN(sp->nulls_off + sp->natts);
 		for (int c = 0; c < sp->natts; c++)
 		{
-			/* by-reference values at MAXALIGNed widths stay aligned */
+			/* each value aligned as its type needs: by value at its length, else MAXALIGN */
+			off = types[c].byval ? TYPEALIGN(types[c].len, off) : MAXALIGN(off);
 			sp->val_off[c] = off;
-			off += sp->types[c].width;
+			off += types[c].width;
 		}
 		sp->rec_bytes = MAXALIGN(off);
 	}
@@ -418,6 +427,7 @@ spill_write_run(GpuSortState *state, int nwords, const uint32 *const *words,
 	if (state->columnar)
 		ExecClearTuple(state->vslot);
 	run->rows = state->nresult;
+	sp->runs_written++;
 	sp->rows_written += run->rows;
 	sp->bytes_written += bytes;
 	sp->write_ms += ms_since(start);
@@ -538,8 +548,13 @@ heap_sift_down(SpillState *sp, int i)
 static void
 merge_start(GpuSortState *state, SpillState *sp)
 {
-	if (sp->heap == NULL)
-		sp->heap = MemoryContextAlloc(sp->cxt, Max(sp->nruns, 1) * sizeof(int));
+	if (sp->heap_cap < sp->nruns)
+	{
+		if (sp->heap)
+			pfree(sp->heap);
+		sp->heap_cap = Max(sp->nruns, 1);
+		sp->heap = MemoryContextAlloc(sp->cxt, sp->heap_cap * sizeof(int));
+	}
 	sp->heap_n = 0;
 	sp->last = -1;
 	sp->emitted = 0;
@@ -556,6 +571,7 @@ merge_start(GpuSortState *state, SpillState *sp)
 												 &TTSOpsMinimalTuple);
 			MemoryContextSwitchTo(old);
 		}
+		CHECK_FOR_INTERRUPTS();
 		run_open_reading(sp, run);
 		if (run->rows == 0)
 			continue;
@@ -592,18 +608,13 @@ merge_next(GpuSortState *state, SpillState *sp)
 	return &sp->runs[sp->last];
 }
 
+static void run_release(SpillRun *run);
+
 static void
 close_runs(SpillState *sp)
 {
 	for (int r = 0; r < sp->nruns; r++)
-	{
-		if (sp->runs[r].file >= 0)
-			FileClose(sp->runs[r].file);
-		sp->runs[r].file = -1;
-		if (sp->runs[r].slot)
-			ExecDropSingleTupleTableSlot(sp->runs[r].slot);
-		sp->runs[r].slot = NULL;
-	}
+		run_release(&sp->runs[r]);
 }
 
 /* Random access: merge every run into one file of [length, tuple, length] records. */
@@ -639,7 +650,97 @@ merge_into_file(GpuSortState *state, SpillState *sp)
 	close_runs(sp);
 	seek_to(sp->merged, 0, 0, SEEK_SET);
 	sp->cur = -1;
-	sp->merge_ms = ms_since(start);
+	sp->merge_ms += ms_since(start);
+}
+
+/*
+ * The most runs one merge reads at once: each holds a read buffer of at
+ * least RUN_BUFFER_MIN, and half the budget holds them (at least 6).
+ */
+static int
+merge_fan_in(SpillState *sp)
+{
+	return (int) Max(sp->limit_bytes / (2 * RUN_BUFFER_MIN), 6);
+}
+
+/* A run's reading state and memory let go, its file closed. */
+static void
+run_release(SpillRun *run)
+{
+	if (run->file >= 0)
+		FileClose(run->file);
+	run->file = -1;
+	if (run->slot)
+		ExecDropSingleTupleTableSlot(run->slot);
+	run->slot = NULL;
+	if (run->rbuf)
+		pfree(run->rbuf);
+	run->rbuf = NULL;
+	if (run->buf)
+		pfree(run->buf);
+	run->buf = NULL;
+	run->buf_size = 0;
+}
+
+/*
+ * More runs than one merge reads at once (a small budget, a large
+ * input): merge consecutive groups of them into one run each, pass after
+ * pass, as the tuplesort merges its tapes, until one merge can take them
+ * all.  Groups of consecutive runs keep the order of equal rows.
+ */
+static void
+merge_passes(GpuSortState *state, SpillState *sp)
+{
+	int			fan_in = merge_fan_in(sp);
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	while (sp->nruns > fan_in)
+	{
+		SpillRun   *old = sp->runs;
+		int			nold = sp->nruns;
+		int			ngroups = (nold + fan_in - 1) / fan_in;
+		SpillRun   *merged = MemoryContextAllocZero(sp->cxt, ngroups * sizeof(SpillRun));
+
+		for (int g = 0; g < ngroups; g++)
+		{
+			SpillRun   *out = &merged[g];
+			SpillRun   *run;
+
+			out->file = -1;
+			sp->runs = old + g * fan_in;
+			sp->nruns = Min(fan_in, nold - g * fan_in);
+			merge_start(state, sp);
+			out->file = create_run_file();
+			while ((run = merge_next(state, sp)) != NULL)
+			{
+				if (out->rows % ROWS_PER_INTERRUPT_CHECK == 0)
+					CHECK_FOR_INTERRUPTS();
+				if (sp->columnar)
+					run_write(sp, out, run->buf, sp->rec_bytes);
+				else
+				{
+					uint32		len = run->tuple->t_len;
+
+					run_write(sp, out, &len, sizeof(len));
+					run_write(sp, out, run->buf, sp->nwords * sizeof(uint32));
+					run_write(sp, out, run->tuple, len);
+				}
+				out->rows++;
+			}
+			run_flush(sp, out);
+			sp->bytes_written += out->size;
+			for (int r = 0; r < sp->nruns; r++)
+				run_release(&sp->runs[r]);
+			sp->merging = false;
+		}
+		pfree(old);
+		sp->runs = merged;
+		sp->nruns = ngroups;
+		sp->runs_cap = ngroups;
+		sp->passes++;
+	}
+	sp->merge_ms += ms_since(start);
 }
 
 void
@@ -647,6 +748,7 @@ spill_finish_input(GpuSortState *state)
 {
 	SpillState *sp = state->spill;
 
+	merge_passes(state, sp);
 	if (state->random_access)
 		merge_into_file(state, sp);
 	else
@@ -843,23 +945,29 @@ spill_explain(GpuSortState *state, ExplainState *es, bool show_times)
 			 "merged into one file") :
 			"merged as rows are handed up";
 
+		if (sp->passes > 0)
+			merge = psprintf("%s, merge passes before: %d%s", merge, sp->passes,
+							 show_times && !sp->merged ?
+							 psprintf(" in %.3f ms", sp->merge_ms) : "");
+
 		ExplainPropertyText("Sorted Runs",
 							show_times ?
 							psprintf("%d runs, %zu rows, " INT64_FORMAT " kB written in %.3f ms, %s",
-									 sp->nruns, sp->rows_written, kb, sp->write_ms, merge) :
+									 sp->runs_written, sp->rows_written, kb, sp->write_ms, merge) :
 							psprintf("%d runs, %zu rows, " INT64_FORMAT " kB written, %s",
-									 sp->nruns, sp->rows_written, kb, merge), es);
+									 sp->runs_written, sp->rows_written, kb, merge), es);
 	}
 	else
 	{
-		ExplainPropertyInteger("Sorted Runs", NULL, sp->nruns, es);
+		ExplainPropertyInteger("Sorted Runs", NULL, sp->runs_written, es);
 		ExplainPropertyInteger("Rows Written to Runs", NULL, (int64) sp->rows_written, es);
 		ExplainPropertyInteger("Run Space Used", "kB", kb, es);
 		ExplainPropertyBool("Merged Into One File", sp->merged != NULL, es);
+		ExplainPropertyInteger("Merge Passes", NULL, sp->passes, es);
 		if (show_times)
 		{
 			ExplainPropertyFloat("Run Write Time", "ms", sp->write_ms, 3, es);
-			if (sp->merged)
+			if (sp->merged || sp->passes > 0)
 				ExplainPropertyFloat("Merge Time", "ms", sp->merge_ms, 3, es);
 		}
 	}

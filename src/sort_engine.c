@@ -343,6 +343,14 @@ gpu_piece_rows(size_t n, int nwords)
 	return m;
 }
 
+/*
+ * The fewest rows a piece takes, and the most pieces a sort is split
+ * into: below, the GPU's jobs and their merge are not worth it, and the
+ * CPU path sorts instead.
+ */
+#define GPU_PIECE_MIN_ROWS ((size_t) 65536)
+#define GPU_PIECES_MAX ((size_t) 64)
+
 /* Binary heap of pieces by their next row: the row's words, then its number. */
 static inline bool
 piece_row_before(const uint32 *const *words, int nwords, uint32 a, uint32 b)
@@ -512,6 +520,12 @@ gpusort_sort_rows(const uint32 *const *words, int nwords, size_t n, uint32 *perm
 		if (piece == 0)
 		{
 			run->device_reason = "not enough free GPU memory";
+			sorted = false;
+		}
+		else if (piece < n && piece < Max(n / GPU_PIECES_MAX, GPU_PIECE_MIN_ROWS))
+		{
+			/* pieces so small that the CPU sorts faster than their jobs and merge */
+			run->device_reason = "not enough free GPU memory (gpusort.gpu_job_memory)";
 			sorted = false;
 		}
 		else if (piece < n)
