@@ -4,7 +4,7 @@
 -- key words and PostgreSQL's comparators (node_spill.h).  Every result
 -- equals the native Sort's: the key sequence exactly, the rows as a
 -- multiset.  Also random access over the merged runs (cursors, merge
--- joins), bounds, temp_file_limit, temporary files removed, rows
+-- joins), bounds, temp_tablespaces, temp_file_limit, temporary files removed, rows
 -- larger than the budget, and GPU jobs in pieces.
 --
 LOAD 'gpusort';
@@ -126,6 +126,21 @@ FETCH FORWARD 1 FROM c;
 FETCH BACKWARD 1 FROM c;
 COMMIT;
 RESET gpusort.enabled;
+
+-- temp_tablespaces: the runs go where the native Sort's files would
+SET allow_in_place_tablespaces = true;
+CREATE TABLESPACE spill_space LOCATION '';
+SET temp_tablespaces = spill_space;
+BEGIN;
+DECLARE ts CURSOR FOR SELECT * FROM sp ORDER BY k, id;
+FETCH 1 FROM ts;
+SELECT count(*) > 0 AS runs_in_spill_space
+FROM pg_ls_tmpdir((SELECT oid FROM pg_tablespace WHERE spcname = 'spill_space'));
+SELECT count(*) AS runs_in_default FROM pg_ls_tmpdir();
+COMMIT;
+RESET temp_tablespaces;
+DROP TABLESPACE spill_space;
+RESET allow_in_place_tablespaces;
 
 -- temp_file_limit holds as for the native Sort (SQLSTATE 53400), and the
 -- files are gone after the error
