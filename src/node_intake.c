@@ -767,6 +767,14 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n, bool for_run)
 		finish_reorder(state, reorder);
 }
 
+/* Is the sort by a strxfrm prefix (LIBC), whose order is checked pair by pair? */
+static bool
+order_is_checked(GpuSortState *state)
+{
+	return state->finish_from < state->nkeys &&
+		gpusort_code_checked(state->codes[state->finish_from]);
+}
+
 /*
  * A sort by strxfrm keys (LIBC): check every adjacent pair of the n sorted
  * rows with the full comparators; the first pair out of order sends the
@@ -844,19 +852,20 @@ static void
 write_run(GpuSortState *state, KeyWords *kw, Size *n, Size *cap, Size *key_bytes)
 {
 	int			nk = merge_keys(state);
-	const uint32 **cols = palloc(nk * (1 + GPUSORT_MAX_KEY_WORDS) * sizeof(uint32 *));
-	uint32	   *consts = palloc(nk * (1 + GPUSORT_MAX_KEY_WORDS) * sizeof(uint32));
+	const uint32 **cols;
+	uint32	   *consts;
 	int			ncols = 0;
 
 	gpusort_phase_begin("run");
 	sort_stored_rows(state, kw, *n, true);
-	if (!state->tuplesort && state->finish_from < state->nkeys &&
-		gpusort_code_checked(state->codes[state->finish_from]))
+	if (!state->tuplesort && order_is_checked(state))
 		check_collation_order(state, *n);
 	if (state->tuplesort)
 		return;
 	if (gpusort_verify_order)
 		node_verify_order(state);
+	cols = palloc(nk * (1 + GPUSORT_MAX_KEY_WORDS) * sizeof(uint32 *));
+	consts = palloc(nk * (1 + GPUSORT_MAX_KEY_WORDS) * sizeof(uint32));
 	/* per key: the NULL-order word (constant before its first NULL), the code */
 	for (int k = 0; k < nk; k++)
 	{
@@ -1099,8 +1108,7 @@ node_sort_input(GpuSortState *state)
 	else if (!state->tuplesort)
 	{
 		sort_stored_rows(state, kw, n, false);
-		if (!state->tuplesort && state->finish_from < state->nkeys &&
-			gpusort_code_checked(state->codes[state->finish_from]))
+		if (!state->tuplesort && order_is_checked(state))
 			check_collation_order(state, n);
 	}
 

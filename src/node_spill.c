@@ -321,6 +321,15 @@ spill_begin(GpuSortState *state, int nwords)
 	return sp;
 }
 
+/* Row row's merge words into out: words[j][row], or consts[j] where words[j] is NULL. */
+static inline void
+row_words(const SpillState *sp, const uint32 *const *words, const uint32 *consts, Size row,
+		  uint32 *out)
+{
+	for (int j = 0; j < sp->nwords; j++)
+		out[j] = words[j] ? words[j][row] : consts[j];
+}
+
 /* A column store's rows of the sort, in order, as fixed-size records; the bytes written. */
 static uint64
 write_columnar_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
@@ -342,8 +351,7 @@ write_columnar_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
 		if (sp->wused + sp->rec_bytes > sp->wbuf_size)
 			run_flush(sp, run);
 		rec = sp->wbuf + sp->wused;
-		for (int j = 0; j < sp->nwords; j++)
-			((uint32 *) rec)[j] = words[j] ? words[j][row] : consts[j];
+		row_words(sp, words, consts, row, (uint32 *) rec);
 		for (int c = 0; c < sp->natts; c++)
 		{
 			rec[sp->nulls_off + c] = cols->isnull[c] ? cols->isnull[c][row] : false;
@@ -387,8 +395,7 @@ write_tuple_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
 				for (Size off = 64; off < Min(ahead->t_len, 1024); off += 64)
 					__builtin_prefetch((char *) ahead + off);
 			}
-			for (int w = 0; w < sp->nwords; w++)
-				sp->wordbuf[w] = words[w] ? words[w][row] : consts[w];
+			row_words(sp, words, consts, row, sp->wordbuf);
 			run_write(sp, run, &len, sizeof(len));
 			run_write(sp, run, sp->wordbuf, sp->nwords * sizeof(uint32));
 			run_write(sp, run, tuple, len);

@@ -325,7 +325,8 @@ gpu_piece_rows(size_t n, int nwords)
 {
 	size_t		free_bytes,
 				total_bytes;
-	size_t		limit;
+	size_t		limit,
+				bytes;
 	size_t		m = Min(n, gpusort_job_max_rows());
 
 	if (gpusort_device_memory(&free_bytes, &total_bytes) != GPUSORT_OK)
@@ -334,12 +335,8 @@ gpu_piece_rows(size_t n, int nwords)
 	if (gpusort_gpu_job_memory > 0)
 		limit = Min(limit, (size_t) gpusort_gpu_job_memory * 1024 * 1024);
 	/* the job's bytes grow about linearly with its rows */
-	while (m > 0 && gpusort_job_device_bytes(m, nwords) > limit)
-	{
-		size_t		bytes = gpusort_job_device_bytes(m, nwords);
-
+	while (m > 0 && (bytes = gpusort_job_device_bytes(m, nwords)) > limit)
 		m = bytes > 2 * limit ? (size_t) ((double) m * limit / bytes) : m - m / 16 - 1;
-	}
 	return m;
 }
 
