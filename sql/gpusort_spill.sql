@@ -158,6 +158,14 @@ SELECT array_agg(i) AS ids, bool_and(length(big) = 1280000) AS whole
 FROM (SELECT * FROM (SELECT i, repeat(md5(i::text), 40000) AS big FROM generate_series(1, 6) i OFFSET 0) s
       ORDER BY i DESC) s;
 
+-- a run's rows are gathered into records by threads (1 +
+-- max_parallel_workers_per_gather), each into a buffer of its own, here of
+-- 13 kB: rows larger than that among small ones, and fixed-size records
+SET max_parallel_workers_per_gather = 4;
+SELECT same_result('SELECT * FROM (SELECT id, k, CASE WHEN id % 97 = 0 THEN repeat(w, 900) ELSE w END AS w FROM sp OFFSET 0) s ORDER BY k, id', 'k, id');
+SELECT same_result('SELECT id, k, f FROM sp ORDER BY f DESC, id', 'f, id');
+SET max_parallel_workers_per_gather = 0;
+
 -- more runs than one merge reads at once (8 at a 1 MB budget): groups of
 -- runs are merged into longer runs first, pass after pass
 CREATE TABLE many AS SELECT g AS id, hashint4(g) % 100000 AS k,

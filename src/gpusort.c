@@ -19,6 +19,7 @@ PG_MODULE_MAGIC;
 /* test modules only (phase_hook.h) */
 gpusort_phase_hook_type gpusort_phase_hook = NULL;
 gpusort_check_hook_type gpusort_check_hook = NULL;
+gpusort_write_hook_type gpusort_write_hook = NULL;
 
 void		_PG_init(void);
 

@@ -27,10 +27,15 @@
 
 #include "node_spill.h"
 #include "node_state.h"
+#include "phase_hook.h"
+#include "run_threads.h"
+#include "sort_engine.h"
 
 /* the most a run's write or read buffer takes */
 #define RUN_BUFFER_MAX ((Size) 1024 * 1024)
 #define RUN_BUFFER_MIN ((Size) 64 * 1024)
+/* the most bytes of records all threads gather at a time (write_rows) */
+#define GATHER_BYTES_MAX ((Size) 16 * 1024 * 1024)
 
 typedef struct SpillRun
 {
@@ -62,7 +67,8 @@ struct SpillState
 	Size	   *val_off;		/* [natts]: where column c's value lies in a record */
 	Size		nulls_off;		/* the NULL flags */
 	Size		rec_bytes;
-	MinimalTuple *batch;		/* tuple rows: the tuples of the next positions written */
+	char	   *gbuf;			/* the threads' gather buffers (write_rows) */
+	Size		gbuf_size;
 	char	   *wbuf;			/* the run being written: bytes not yet in its file */
 	Size		wbuf_size;
 	Size		wused;
@@ -147,18 +153,20 @@ create_run_file(void)
 	return OpenTemporaryFile(false);
 }
 
-/* The bytes buffered for the run being written, into its file. */
+/* len bytes at the end of run's file. */
 static void
-run_flush(SpillState *sp, SpillRun *run)
+file_append(SpillRun *run, const char *buf, Size len)
 {
 	int			rc;
 
-	if (sp->wused == 0)
-		return;
+	Assert(len <= MaxAllocSize);
 	errno = 0;
-	/* FileWrite raises temp_file_limit's error itself */
-	rc = FileWrite(run->file, sp->wbuf, (int) sp->wused, run->size, WAIT_EVENT_BUFFILE_WRITE);
-	if (rc != (int) sp->wused)
+	if (unlikely(gpusort_write_hook != NULL) && (errno = gpusort_write_hook()) != 0)
+		rc = -1;
+	else
+		/* FileWrite raises temp_file_limit's error itself */
+		rc = FileWrite(run->file, unconstify(char *, buf), (int) len, run->size, WAIT_EVENT_BUFFILE_WRITE);
+	if (rc != (int) len)
 	{
 		if (rc >= 0 && errno == 0)
 			errno = ENOSPC;
@@ -166,8 +174,26 @@ run_flush(SpillState *sp, SpillRun *run)
 				(errcode_for_file_access(),
 				 errmsg("gpusort: could not write to a temporary file: %m")));
 	}
-	run->size += sp->wused;
+	run->size += len;
+}
+
+/* The bytes buffered for the run being written, into its file. */
+static void
+run_flush(SpillState *sp, SpillRun *run)
+{
+	if (sp->wused == 0)
+		return;
+	file_append(run, sp->wbuf, sp->wused);
 	sp->wused = 0;
+}
+
+/* len bytes from buf after those written or buffered so far. */
+static void
+run_write_out(SpillState *sp, SpillRun *run, const char *buf, Size len)
+{
+	run_flush(sp, run);
+	if (len > 0)
+		file_append(run, buf, len);
 }
 
 static void
@@ -272,8 +298,12 @@ spill_begin(GpuSortState *state, int nwords)
 	sp->runs_cap = 8;
 	sp->runs = MemoryContextAllocZero(cxt, sp->runs_cap * sizeof(SpillRun));
 	sp->limit_bytes = state->limit_bytes;
-	sp->wbuf_size = Max(Min(RUN_BUFFER_MAX, state->limit_bytes / 16), RUN_BUFFER_MIN);
+	/* the write buffers, outside the budget: about a thirtieth of it (64 kB each at least) */
+	sp->wbuf_size = Max(Min(RUN_BUFFER_MAX, state->limit_bytes / 256), RUN_BUFFER_MIN);
 	sp->wbuf = MemoryContextAlloc(cxt, sp->wbuf_size);
+	sp->gbuf_size = Max(Min(Min(GATHER_BYTES_MAX, RUN_BUFFER_MAX * gpusort_threads_allowed()),
+							state->limit_bytes / 32), RUN_BUFFER_MIN);
+	sp->gbuf = MemoryContextAlloc(cxt, sp->gbuf_size);
 	sp->last = -1;
 	sp->columnar = state->columnar;
 	if (sp->columnar)
@@ -299,8 +329,6 @@ spill_begin(GpuSortState *state, int nwords)
 		}
 		sp->rec_bytes = MAXALIGN(off);
 	}
-	else
-		sp->batch = MemoryContextAlloc(cxt, RUN_BATCH * sizeof(MinimalTuple));
 	sp->ncmp = state->nkeys - state->finish_from;
 	if (sp->ncmp > 0)
 	{
@@ -330,77 +358,196 @@ row_words(const SpillState *sp, const uint32 *const *words, const uint32 *consts
 		out[j] = words[j] ? words[j][row] : consts[j];
 }
 
-/* A column store's rows of the sort, in order, as fixed-size records; the bytes written. */
-static uint64
-write_columnar_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
-					const uint32 *const *words, const uint32 *consts)
+/*
+ * Writing a run: the sorted rows are gathered into records by threads
+ * (run_threads.h), each a slice of consecutive sorted positions into a
+ * buffer of its own, and the buffers are written in order.  The rows lie
+ * anywhere in the stores (and in the workers' shared memory), so that a
+ * record costs a cache and TLB miss or two: threads overlap them.  The
+ * threads call no PostgreSQL function; the interrupt check comes between
+ * slices.
+ */
+typedef struct GatherPart
 {
-	const ColumnStore *cols = &state->cols;
+	const GpuSortState *state;
+	const SpillState *sp;
+	const uint32 *const *words;
+	const uint32 *consts;
+	Size		first;			/* sorted positions first .. end - 1 */
+	Size		end;
+	char	   *buf;			/* records of first .. first + done - 1 */
+	Size		cap;
+	Size		used;
+	Size		done;
+} GatherPart;
 
-	for (Size i = 0; i < state->nresult; i++)
+/* Records of part's positions from part->first, as many as its buffer holds. */
+static void
+gather_part(void *arg)
+{
+	GatherPart *part = (GatherPart *) arg;
+	const GpuSortState *state = part->state;
+	const SpillState *sp = part->sp;
+	const uint32 *perm = state->perm;
+	Size		i = part->first;
+
+	part->used = 0;
+	part->done = 0;
+	if (sp->columnar)
 	{
-		Size		row = state->perm ? state->perm[i] : i;
-		char	   *rec;
+		const ColumnStore *cols = &state->cols;
 
-		if (i % ROWS_PER_INTERRUPT_CHECK == 0)
-			CHECK_FOR_INTERRUPTS();
-		/* rows in sorted order lie anywhere in the store: read ahead */
-		if (state->perm && i + RUN_PREFETCH < state->nresult)
-			for (int c = 0; c < cols->natts; c++)
-				__builtin_prefetch(column_store_at(cols, c, state->perm[i + RUN_PREFETCH]));
-		if (sp->wused + sp->rec_bytes > sp->wbuf_size)
-			run_flush(sp, run);
-		rec = sp->wbuf + sp->wused;
-		row_words(sp, words, consts, row, (uint32 *) rec);
-		for (int c = 0; c < sp->natts; c++)
+		for (; i < part->end && part->used + sp->rec_bytes <= part->cap; i++)
 		{
-			rec[sp->nulls_off + c] = cols->isnull[c] ? cols->isnull[c][row] : false;
-			memcpy(rec + sp->val_off[c], column_store_at(cols, c, row), sp->types[c].width);
+			Size		row = perm ? perm[i] : i;
+			char	   *rec = part->buf + part->used;
+
+			/* rows in sorted order lie anywhere in the store: read ahead */
+			if (perm && i + RUN_PREFETCH < part->end)
+				for (int c = 0; c < cols->natts; c++)
+					__builtin_prefetch(column_store_at(cols, c, perm[i + RUN_PREFETCH]));
+			row_words(sp, part->words, part->consts, row, (uint32 *) rec);
+			for (int c = 0; c < sp->natts; c++)
+			{
+				rec[sp->nulls_off + c] = cols->isnull[c] ? cols->isnull[c][row] : false;
+				memcpy(rec + sp->val_off[c], column_store_at(cols, c, row), sp->types[c].width);
+			}
+			part->used += sp->rec_bytes;
 		}
-		sp->wused += sp->rec_bytes;
 	}
-	return (uint64) state->nresult * sp->rec_bytes;
+	else
+	{
+		MinimalTuple *tuples = state->store.tuples;
+		Size		words_bytes = sp->nwords * sizeof(uint32);
+
+		while (i < part->end)
+		{
+			MinimalTuple batch[RUN_BATCH];
+			int			count = (int) Min((Size) RUN_BATCH, part->end - i);
+			int			j;
+
+			/* the tuple pointers of a batch looked up at once: their misses overlap */
+			for (j = 0; j < count; j++)
+			{
+				batch[j] = tuples[perm ? perm[i + j] : i + j];
+				__builtin_prefetch(batch[j]);
+			}
+			for (j = 0; j < count; j++)
+			{
+				Size		row = perm ? perm[i + j] : i + j;
+				MinimalTuple tuple = batch[j];
+				uint32		len = tuple->t_len;
+				Size		rec = sizeof(len) + words_bytes + len;
+				char	   *out = part->buf + part->used;
+
+				if (part->used + rec > part->cap)
+					break;
+				/* the rest of a tuple a few rows ahead (its first line is in cache) */
+				if (j + 4 < count)
+				{
+					MinimalTuple ahead = batch[j + 4];
+
+					for (Size off = 64; off < Min(ahead->t_len, 1024); off += 64)
+						__builtin_prefetch((char *) ahead + off);
+				}
+				memcpy(out, &len, sizeof(len));
+				row_words(sp, part->words, part->consts, row, (uint32 *) (out + sizeof(len)));
+				memcpy(out + sizeof(len) + words_bytes, tuple, len);
+				part->used += rec;
+			}
+			i += j;
+			if (j < count)
+				break;
+		}
+	}
+	part->done = i - part->first;
 }
 
-/* A tuple store's rows of the sort, in order: length, words, tuple; the bytes written. */
+/* One record of a tuple row larger than a gather buffer, through the write buffer. */
 static uint64
-write_tuple_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
-				 const uint32 *const *words, const uint32 *consts)
+write_one_tuple_row(GpuSortState *state, SpillState *sp, SpillRun *run, Size pos,
+					const uint32 *const *words, const uint32 *consts)
 {
-	MinimalTuple *tuples = state->store.tuples;
+	Size		row = state->perm ? state->perm[pos] : pos;
+	MinimalTuple tuple = state->store.tuples[row];
+	uint32		len = tuple->t_len;
+
+	row_words(sp, words, consts, row, sp->wordbuf);
+	run_write(sp, run, &len, sizeof(len));
+	run_write(sp, run, sp->wordbuf, sp->nwords * sizeof(uint32));
+	run_write(sp, run, tuple, len);
+	run_flush(sp, run);
+	return sizeof(len) + sp->nwords * sizeof(uint32) + len;
+}
+
+/* The store's rows of the sort, in order, as records; the bytes written. */
+static uint64
+write_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
+		   const uint32 *const *words, const uint32 *consts)
+{
+	GatherPart	parts[RUN_THREADS_MAX];
+	int			nthreads = Max(1, Min(gpusort_threads_allowed(), RUN_THREADS_MAX));
+	/* a megabyte a thread at most: the records are still in its cache when written */
+	Size		part_cap = Min(sp->gbuf_size / nthreads, RUN_BUFFER_MAX);
 	uint64		bytes = 0;
+	Size		pos = 0;
+	/* bytes a record takes, to share the positions out: exact for columns, a mean for tuples */
+	double		rec_mean = sp->columnar ? (double) sp->rec_bytes :
+		sizeof(uint32) + sp->nwords * sizeof(uint32) +
+		(state->store.ntuples > 0 ? (double) state->store.bytes / state->store.ntuples : 64.0);
 
-	for (Size first = 0; first < state->nresult; first += RUN_BATCH)
+	while (pos < state->nresult)
 	{
-		int			count = (int) Min((Size) RUN_BATCH, state->nresult - first);
+		Size		per = Max((Size) 1, (Size) (part_cap / (rec_mean * (sp->columnar ? 1.0 : 1.1))));
+		int			nparts = 0;
 
-		if (first % ROWS_PER_INTERRUPT_CHECK == 0)
-			CHECK_FOR_INTERRUPTS();
-		for (int j = 0; j < count; j++)
+		CHECK_FOR_INTERRUPTS();
+		while (nparts < nthreads && pos < state->nresult)
 		{
-			sp->batch[j] = tuples[state->perm ? state->perm[first + j] : first + j];
-			__builtin_prefetch(sp->batch[j]);
+			GatherPart *part = &parts[nparts];
+
+			part->state = state;
+			part->sp = sp;
+			part->words = words;
+			part->consts = consts;
+			part->first = pos;
+			part->end = Min(pos + per, state->nresult);
+			part->buf = sp->gbuf + nparts * part_cap;
+			part->cap = part_cap;
+			pos = part->end;
+			nparts++;
 		}
-		for (int j = 0; j < count; j++)
-		{
-			Size		row = state->perm ? state->perm[first + j] : first + j;
-			MinimalTuple tuple = sp->batch[j];
-			uint32		len = tuple->t_len;
+		if (nparts > 1)
+			run_thread_parts(gather_part, parts, sizeof(GatherPart), nparts);
+		else
+			gather_part(&parts[0]);
 
-			/* the rest of a tuple a few rows ahead (its first line is in cache) */
-			if (j + 4 < count)
+		/* the buffers in order; a part that ran out of room is finished here */
+		for (int t = 0; t < nparts; t++)
+		{
+			GatherPart *part = &parts[t];
+
+			for (;;)
 			{
-				MinimalTuple ahead = sp->batch[j + 4];
-
-				for (Size off = 64; off < Min(ahead->t_len, 1024); off += 64)
-					__builtin_prefetch((char *) ahead + off);
+				run_write_out(sp, run, part->buf, part->used);
+				bytes += part->used;
+				part->first += part->done;
+				if (part->first >= part->end)
+					break;
+				if (part->done == 0)
+				{
+					/* a row larger than the buffer */
+					bytes += write_one_tuple_row(state, sp, run, part->first, words, consts);
+					part->first++;
+					if (part->first >= part->end)
+						break;
+				}
+				CHECK_FOR_INTERRUPTS();
+				gather_part(part);
 			}
-			row_words(sp, words, consts, row, sp->wordbuf);
-			run_write(sp, run, &len, sizeof(len));
-			run_write(sp, run, sp->wordbuf, sp->nwords * sizeof(uint32));
-			run_write(sp, run, tuple, len);
-			bytes += sizeof(len) + sp->nwords * sizeof(uint32) + len;
 		}
+		if (!sp->columnar)
+			rec_mean = (double) bytes / pos;
 	}
 	return bytes;
 }
@@ -426,11 +573,7 @@ spill_write_run(GpuSortState *state, int nwords, const uint32 *const *words,
 	run->file = create_run_file();
 	sp->nruns++;				/* closed with the others from now on */
 
-	if (sp->columnar)
-		bytes = write_columnar_rows(state, sp, run, words, consts);
-	else
-		bytes = write_tuple_rows(state, sp, run, words, consts);
-	run_flush(sp, run);
+	bytes = write_rows(state, sp, run, words, consts);
 	if (state->columnar)
 		ExecClearTuple(state->vslot);
 	run->rows = state->nresult;

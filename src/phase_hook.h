@@ -54,4 +54,14 @@ typedef void (*gpusort_check_hook_type) (uint32 *perm, Size n);
 
 extern PGDLLEXPORT gpusort_check_hook_type gpusort_check_hook;
 
+/*
+ * The test-only door to the writes of runs (node_spill.c): called before
+ * each write to a run's temporary file, a test module returns an errno
+ * value (ENOSPC, EIO) that the write then fails with, without being made,
+ * or 0 to let it be made.  NULL in production.
+ */
+typedef int (*gpusort_write_hook_type) (void);
+
+extern PGDLLEXPORT gpusort_write_hook_type gpusort_write_hook;
+
 #endif
