@@ -898,6 +898,8 @@ spill_finish_input(GpuSortState *state)
 {
 	SpillState *sp = state->spill;
 
+	gpusort_phase_begin("merge");
+	CHECK_FOR_INTERRUPTS();
 	merge_passes(state, sp);
 	if (state->random_access)
 		merge_into_file(state, sp);

@@ -22,6 +22,8 @@
  *   check        GpuSort by strxfrm keys: every adjacent pair of rows checked
  *   run          GpuSort past its budget: the rows held sorted and written
  *                to a temporary file as one run (node_spill.c)
+ *   merge        GpuSort past its budget: the last run written, the runs'
+ *                merge begins (merge passes, or the merge into one file)
  *   decode       gpu_sort(): the result array built
  *   emit         GpuSort: the first sorted row handed up
  *   free         the sort's memory released (gpu_sort() of int4[] or

@@ -73,7 +73,7 @@ my @sorts = (
 	  [qw(fill sort finish emit free)] ],
 	[ 'GpuSort, runs past the budget', 'SET gpusort.work_mem = 64;',
 	  "$count (SELECT * FROM t ORDER BY ts DESC, id OFFSET 0) s",
-	  [qw(fill run sort emit free)] ],
+	  [qw(fill run sort merge emit free)] ],
 	[ 'GpuSort, rows filled by workers', $parallel,
 	  "$count (SELECT id, k, ts FROM t ORDER BY k DESC, id OFFSET 0) s",
 	  [qw(fill sort emit free)] ],

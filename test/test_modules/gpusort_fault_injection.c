@@ -18,6 +18,10 @@
  *                                             -- before its order check, as
  *                                             -- a strxfrm at odds with
  *                                             -- strcoll would (false: off)
+ *   SELECT gpusort_fault_write(n, errno);     -- the n-th write to a run's
+ *                                             -- temporary file from now
+ *                                             -- fails with errno (0: none)
+ *   SELECT gpusort_fault_writes();            -- run writes seen since
  */
 #include "postgres.h"
 
@@ -99,4 +103,35 @@ gpusort_fault_disorder(PG_FUNCTION_ARGS)
 
 	*hook = PG_GETARG_BOOL(0) ? swap_first_last : NULL;
 	PG_RETURN_VOID();
+}
+
+static int	writes;				/* run writes since the last gpusort_fault_write */
+static int	write_fail_at;		/* 0: none */
+static int	write_fail_errno;
+
+static int
+write_fault(void)
+{
+	return ++writes == write_fail_at ? write_fail_errno : 0;
+}
+
+PG_FUNCTION_INFO_V1(gpusort_fault_write);
+Datum
+gpusort_fault_write(PG_FUNCTION_ARGS)
+{
+	gpusort_write_hook_type *hook = (gpusort_write_hook_type *)
+		load_external_function("$libdir/gpusort", "gpusort_write_hook", true, NULL);
+
+	writes = 0;
+	write_fail_at = PG_GETARG_INT32(0);
+	write_fail_errno = PG_GETARG_INT32(1);
+	*hook = write_fault;
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(gpusort_fault_writes);
+Datum
+gpusort_fault_writes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(writes);
 }
