@@ -48,8 +48,9 @@ typedef struct SpillRun
 	Size		rlen;
 	Size		rpos;
 	off_t		roff;
-	char	   *buf;			/* the row read last: its words, then its tuple */
-	Size		buf_size;
+	char	   *buf;			/* the row read last: its words, then its tuple or values */
+	char	   *own;			/* buf where it is not in rbuf: bytes of own_size */
+	Size		own_size;
 	MinimalTuple tuple;			/* in buf */
 	TupleTableSlot *slot;		/* the tuple, for the comparators (ncmp > 0) */
 } SpillRun;
@@ -224,6 +225,29 @@ run_rewind(SpillRun *run)
 	run->read = 0;
 }
 
+/* The next bytes of run's file into its read buffer, which has been read to its end. */
+static void
+run_fill(SpillRun *run)
+{
+	int			want = (int) Min((off_t) run->rbuf_size, run->size - run->roff);
+	int			rc;
+
+	if (want <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("gpusort: unexpected end of a temporary file")));
+	errno = 0;
+	rc = FileRead(run->file, run->rbuf, want, run->roff, WAIT_EVENT_BUFFILE_READ);
+	if (rc != want)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpusort: could not read from a temporary file: read %d of %d bytes: %m",
+						rc, want)));
+	run->roff += want;
+	run->rlen = want;
+	run->rpos = 0;
+}
+
 static void
 run_read(SpillRun *run, void *ptr, Size len)
 {
@@ -234,25 +258,7 @@ run_read(SpillRun *run, void *ptr, Size len)
 		Size		n;
 
 		if (run->rpos == run->rlen)
-		{
-			int			want = (int) Min((off_t) run->rbuf_size, run->size - run->roff);
-			int			rc;
-
-			if (want <= 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("gpusort: unexpected end of a temporary file")));
-			errno = 0;
-			rc = FileRead(run->file, run->rbuf, want, run->roff, WAIT_EVENT_BUFFILE_READ);
-			if (rc != want)
-				ereport(ERROR,
-						(errcode_for_file_access(),
-						 errmsg("gpusort: could not read from a temporary file: read %d of %d bytes: %m",
-								rc, want)));
-			run->roff += want;
-			run->rlen = want;
-			run->rpos = 0;
-		}
+			run_fill(run);
 		n = Min(len, run->rlen - run->rpos);
 		memcpy(p, run->rbuf + run->rpos, n);
 		run->rpos += n;
@@ -309,7 +315,7 @@ spill_begin(GpuSortState *state, int nwords)
 	if (sp->columnar)
 	{
 		Size		off;
-
+		Size		rec_align;
 		ColumnType *types;
 
 		sp->natts = state->cols.natts;
@@ -318,16 +324,25 @@ spill_begin(GpuSortState *state, int nwords)
 		memcpy(types, state->cols.type, sp->natts * sizeof(ColumnType));
 		sp->types = types;
 		sp->val_off = MemoryContextAlloc(cxt, Max(sp->natts, 1) * sizeof(Size));
-		sp->nulls_off = nwords * sizeof(uint32);
-		off = MAXALIGN(sp->nulls_off + sp->natts);
+		/*
+		 * The words, each value aligned as its type needs (by value at its
+		 * length, else MAXALIGN), the NULL flags; the record padded to its
+		 * strictest alignment, so that records laid end to end stay aligned
+		 */
+		off = nwords * sizeof(uint32);
+		rec_align = sizeof(uint32);
 		for (int c = 0; c < sp->natts; c++)
 		{
-			/* each value aligned as its type needs: by value at its length, else MAXALIGN */
-			off = types[c].byval ? TYPEALIGN(types[c].len, off) : MAXALIGN(off);
+			Size		align = types[c].byval ? (Size) types[c].len : MAXIMUM_ALIGNOF;
+
+			off = TYPEALIGN(align, off);
+			rec_align = Max(rec_align, align);
 			sp->val_off[c] = off;
 			off += types[c].width;
 		}
-		sp->rec_bytes = MAXALIGN(off);
+		sp->nulls_off = off;
+		off += sp->natts;
+		sp->rec_bytes = TYPEALIGN(rec_align, off);
 	}
 	sp->ncmp = state->nkeys - state->finish_from;
 	if (sp->ncmp > 0)
@@ -404,8 +419,19 @@ gather_part(void *arg)
 
 			/* rows in sorted order lie anywhere in the store: read ahead */
 			if (perm && i + RUN_PREFETCH < part->end)
+			{
+				Size		ahead = perm[i + RUN_PREFETCH];
+
 				for (int c = 0; c < cols->natts; c++)
-					__builtin_prefetch(column_store_at(cols, c, perm[i + RUN_PREFETCH]));
+				{
+					__builtin_prefetch(column_store_at(cols, c, ahead));
+					if (cols->isnull[c])
+						__builtin_prefetch(&cols->isnull[c][ahead]);
+				}
+				for (int w = 0; w < sp->nwords; w++)
+					if (part->words[w])
+						__builtin_prefetch(&part->words[w][ahead]);
+			}
 			row_words(sp, part->words, part->consts, row, (uint32 *) rec);
 			for (int c = 0; c < sp->natts; c++)
 			{
@@ -429,8 +455,13 @@ gather_part(void *arg)
 			/* the tuple pointers of a batch looked up at once: their misses overlap */
 			for (j = 0; j < count; j++)
 			{
-				batch[j] = tuples[perm ? perm[i + j] : i + j];
+				Size		row = perm ? perm[i + j] : i + j;
+
+				batch[j] = tuples[row];
 				__builtin_prefetch(batch[j]);
+				for (int w = 0; w < sp->nwords; w++)
+					if (part->words[w])
+						__builtin_prefetch(&part->words[w][row]);
 			}
 			for (j = 0; j < count; j++)
 			{
@@ -597,6 +628,9 @@ run_open_reading(SpillState *sp, SpillRun *run)
 		Size		share = sp->limit_bytes / (2 * Max(sp->nruns, 1));
 
 		run->rbuf_size = Max(Min(share, RUN_BUFFER_MAX), RUN_BUFFER_MIN);
+		/* fixed-size records never straddle two reads: each is read in place */
+		if (sp->columnar && sp->rec_bytes <= run->rbuf_size)
+			run->rbuf_size -= run->rbuf_size % sp->rec_bytes;
 		run->rbuf = MemoryContextAlloc(sp->cxt, run->rbuf_size);
 	}
 	run_rewind(run);
@@ -625,15 +659,28 @@ run_read_next(SpillState *sp, SpillRun *run)
 	Assert(run->read < run->rows);
 	if (sp->columnar)
 	{
-		run->buf = grow_buffer(sp, run->buf, &run->buf_size, sp->rec_bytes);
-		run_read(run, run->buf, sp->rec_bytes);
+		if (run->rpos == run->rlen && run->roff < run->size)
+			run_fill(run);
+		if (run->rlen - run->rpos >= sp->rec_bytes)
+		{
+			/* in place: valid until this run reads on */
+			run->buf = run->rbuf + run->rpos;
+			run->rpos += sp->rec_bytes;
+		}
+		else
+		{
+			run->own = grow_buffer(sp, run->own, &run->own_size, sp->rec_bytes);
+			run->buf = run->own;
+			run_read(run, run->buf, sp->rec_bytes);
+		}
 		run->read++;
 		if (run->slot)
 			record_to_slot(sp, run->buf, run->slot);
 		return;
 	}
 	run_read(run, &len, sizeof(len));
-	run->buf = grow_buffer(sp, run->buf, &run->buf_size, sp->tuple_off + len);
+	run->own = grow_buffer(sp, run->own, &run->own_size, sp->tuple_off + len);
+	run->buf = run->own;
 	run_read(run, run->buf, sp->nwords * sizeof(uint32));
 	run_read(run, run->buf + sp->tuple_off, len);
 	run->tuple = (MinimalTuple) (run->buf + sp->tuple_off);
@@ -826,10 +873,11 @@ run_release(SpillRun *run)
 	if (run->rbuf)
 		pfree(run->rbuf);
 	run->rbuf = NULL;
-	if (run->buf)
-		pfree(run->buf);
+	if (run->own)
+		pfree(run->own);
+	run->own = NULL;
+	run->own_size = 0;
 	run->buf = NULL;
-	run->buf_size = 0;
 }
 
 /*
