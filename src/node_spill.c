@@ -53,6 +53,7 @@ typedef struct SpillRun
 	Size		own_size;
 	MinimalTuple tuple;			/* in buf */
 	TupleTableSlot *slot;		/* the tuple, for the comparators (ncmp > 0) */
+	bool		exhausted;		/* merging: every row handed up, buf holds none */
 } SpillRun;
 
 struct SpillState
@@ -82,13 +83,17 @@ struct SpillState
 	int			ncmp;
 	SortSupport cmp;
 
-	/* the merge: a binary heap of run numbers, the least row on top */
-	int		   *heap;
-	int			heap_n;
+	/*
+	 * The merge: a tournament (loser) tree of run numbers over nruns
+	 * leaves, tree[0] the run whose row comes next, tree[1 .. nruns - 1]
+	 * the loser of each match; a row handed up costs log2(nruns)
+	 * comparisons, replayed from its run's leaf to the root.
+	 */
+	int		   *tree;
 	int			last;			/* the run whose row was handed up last (-1: none) */
 	Size		emitted;
 	bool		merging;
-	int			heap_cap;
+	int			tree_cap;
 	int			passes;			/* merge passes that turned groups of runs into one */
 	uint64		fetches;		/* spill_fetch calls, for the interrupt checks */
 
@@ -717,42 +722,49 @@ run_compare(SpillState *sp, int a, int b)
 	return a < b ? -1 : (a > b ? 1 : 0);
 }
 
-static void
-heap_sift_down(SpillState *sp, int i)
+/* Does the current row of run a come before run b's?  An exhausted run comes after every other. */
+static inline bool
+run_before(SpillState *sp, int a, int b)
 {
-	int			n = sp->heap_n;
+	bool		ea = sp->runs[a].exhausted;
+	bool		eb = sp->runs[b].exhausted;
 
-	for (;;)
-	{
-		int			l = 2 * i + 1;
-		int			least = i;
-		int			tmp;
-
-		if (l < n && run_compare(sp, sp->heap[l], sp->heap[least]) < 0)
-			least = l;
-		if (l + 1 < n && run_compare(sp, sp->heap[l + 1], sp->heap[least]) < 0)
-			least = l + 1;
-		if (least == i)
-			return;
-		tmp = sp->heap[i];
-		sp->heap[i] = sp->heap[least];
-		sp->heap[least] = tmp;
-		i = least;
-	}
+	if (unlikely(ea || eb))
+		return ea == eb ? a < b : eb;
+	return run_compare(sp, a, b) < 0;
 }
 
-/* Every run from its first row, the heap made. */
+/* The winner of the subtree at node (leaves: nodes nruns .. 2 nruns - 1); its losers stored. */
+static int
+tree_build(SpillState *sp, int node)
+{
+	int			a,
+				b;
+
+	if (node >= sp->nruns)
+		return node - sp->nruns;
+	a = tree_build(sp, 2 * node);
+	b = tree_build(sp, 2 * node + 1);
+	if (run_before(sp, a, b))
+	{
+		sp->tree[node] = b;
+		return a;
+	}
+	sp->tree[node] = a;
+	return b;
+}
+
+/* Every run from its first row, the tree made. */
 static void
 merge_start(GpuSortState *state, SpillState *sp)
 {
-	if (sp->heap_cap < sp->nruns)
+	if (sp->tree_cap < sp->nruns)
 	{
-		if (sp->heap)
-			pfree(sp->heap);
-		sp->heap_cap = Max(sp->nruns, 1);
-		sp->heap = MemoryContextAlloc(sp->cxt, sp->heap_cap * sizeof(int));
+		if (sp->tree)
+			pfree(sp->tree);
+		sp->tree_cap = Max(sp->nruns, 1);
+		sp->tree = MemoryContextAlloc(sp->cxt, sp->tree_cap * sizeof(int));
 	}
-	sp->heap_n = 0;
 	sp->last = -1;
 	sp->emitted = 0;
 	for (int r = 0; r < sp->nruns; r++)
@@ -770,13 +782,11 @@ merge_start(GpuSortState *state, SpillState *sp)
 		}
 		CHECK_FOR_INTERRUPTS();
 		run_open_reading(sp, run);
-		if (run->rows == 0)
-			continue;
-		run_read_next(sp, run);
-		sp->heap[sp->heap_n++] = r;
+		run->exhausted = run->rows == 0;
+		if (!run->exhausted)
+			run_read_next(sp, run);
 	}
-	for (int i = sp->heap_n / 2 - 1; i >= 0; i--)
-		heap_sift_down(sp, i);
+	sp->tree[0] = sp->nruns > 0 ? tree_build(sp, 1) : 0;
 	sp->merging = true;
 }
 
@@ -784,25 +794,40 @@ merge_start(GpuSortState *state, SpillState *sp)
 static SpillRun *
 merge_next(GpuSortState *state, SpillState *sp)
 {
+	int			winner;
+
+	if (sp->nruns == 0)
+		return NULL;
 	if (sp->last >= 0)
 	{
 		SpillRun   *run = &sp->runs[sp->last];
 
-		/* the row handed up last is on top of the heap still */
-		Assert(sp->heap[0] == sp->last);
+		/* the row handed up last came from the winner: its next row plays up from its leaf */
+		Assert(sp->tree[0] == sp->last);
 		if (run->read < run->rows)
 			run_read_next(sp, run);
 		else
-			sp->heap[0] = sp->heap[--sp->heap_n];
-		if (sp->heap_n > 0)
-			heap_sift_down(sp, 0);
+			run->exhausted = true;
+		winner = sp->last;
+		for (int node = (sp->nruns + winner) / 2; node >= 1; node /= 2)
+		{
+			int			other = sp->tree[node];
+
+			if (run_before(sp, other, winner))
+			{
+				sp->tree[node] = winner;
+				winner = other;
+			}
+		}
+		sp->tree[0] = winner;
 		sp->last = -1;
 	}
-	if (sp->heap_n == 0 || (state->bound >= 0 && sp->emitted >= (Size) state->bound))
+	winner = sp->tree[0];
+	if (sp->runs[winner].exhausted || (state->bound >= 0 && sp->emitted >= (Size) state->bound))
 		return NULL;
-	sp->last = sp->heap[0];
+	sp->last = winner;
 	sp->emitted++;
-	return &sp->runs[sp->last];
+	return &sp->runs[winner];
 }
 
 static void run_release(SpillRun *run);
