@@ -21,8 +21,11 @@
  * The chunks' memory counts against one limit for all workers (no more
  * than half the free room of /dev/shm where shared memory lives there),
  * and together with the memory the GpuSort holds against its budget
- * (gpusort.max_memory); a worker that meets either, or whose allocation
- * fails, passes the rest of its rows up through the Gather.
+ * (gpusort.max_memory).  A worker that meets either passes rows up
+ * through the Gather a while (PASS_ROWS_BEFORE_RETRY), then asks again:
+ * the GpuSort frees memory as it takes the chunks or writes a run.  One
+ * whose allocation fails, or that holds a bounded sort's chunks, passes
+ * the rest of its rows up.
  */
 #include "postgres.h"
 
@@ -60,6 +63,12 @@
 #define CHUNK_ROWS 16384
 #define CHUNK_DATA ((Size) 2 * 1024 * 1024)
 #define CHUNK_DATA_MIN ((Size) 64 * 1024)
+
+/*
+ * A worker refused a chunk by the budget passes this many rows up through
+ * the Gather before it asks again.
+ */
+#define PASS_ROWS_BEFORE_RETRY 4096
 
 /* The part of the area every participant sees. */
 typedef struct FillShared
@@ -544,6 +553,8 @@ typedef struct FillState
 	dsa_area   *area;
 	FillShared *shared;
 	bool		storing;
+	bool		refused;		/* the last chunk asked for was over the limit or the budget */
+	uint32		pass_left;		/* rows to pass up through the Gather before asking again */
 	ChunkLayout layout;
 	dsa_pointer chunk_ptr;
 	FillChunk  *chunk;
@@ -742,8 +753,9 @@ new_chunk(FillState *fs)
 	/* the tuple data is the chunk's last array */
 	bytes = fs->layout.total - (fs->columnar ? 0 : CHUNK_DATA) + data_cap;
 	used = pg_atomic_fetch_add_u64(&fs->shared->used, bytes) + bytes;
-	if (used > fs->shared->limit ||
-		used + pg_atomic_read_u64(&fs->shared->leader_bytes) > fs->shared->budget)
+	fs->refused = used > fs->shared->limit ||
+		used + pg_atomic_read_u64(&fs->shared->leader_bytes) > fs->shared->budget;
+	if (fs->refused)
 	{
 		pg_atomic_fetch_sub_u64(&fs->shared->used, bytes);
 		return false;
@@ -1088,7 +1100,17 @@ store_somewhere(FillState *fs, TupleTableSlot *slot)
 		}
 		if (!next_chunk(fs))
 		{
-			fs->storing = false;
+			/*
+			 * Over the budget: the GpuSort frees memory as it takes the
+			 * chunks, or writes a run (node_spill.h), so ask again after
+			 * some rows have gone up through the Gather -- they also wake
+			 * the GpuSort to take the chunks.  A failed allocation, or a
+			 * bounded sort's held chunks: no more chunks.
+			 */
+			if (fs->refused && !fs->holding)
+				fs->pass_left = PASS_ROWS_BEFORE_RETRY;
+			else
+				fs->storing = false;
 			return false;
 		}
 	}
@@ -1116,6 +1138,12 @@ fill_exec(CustomScanState *node)
 			}
 			else if (fs->storing)
 				publish_chunk(fs);
+			return slot;
+		}
+		if (unlikely(fs->pass_left > 0))
+		{
+			/* refused a chunk a while ago (store_somewhere): this row goes up */
+			fs->pass_left--;
 			return slot;
 		}
 		if (fs->filter != NULL)
