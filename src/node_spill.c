@@ -54,6 +54,7 @@ typedef struct SpillRun
 	MinimalTuple tuple;			/* in buf */
 	TupleTableSlot *slot;		/* the tuple, for the comparators (ncmp > 0) */
 	bool		exhausted;		/* merging: every row handed up, buf holds none */
+	uint64		head;			/* the row's first two merge words as one, compared first */
 } SpillRun;
 
 struct SpillState
@@ -655,6 +656,16 @@ record_to_slot(SpillState *sp, const char *rec, TupleTableSlot *slot)
 	return ExecStoreVirtualTuple(slot);
 }
 
+/* A row's first two merge words (at words) as one number, in their order. */
+static inline uint64
+run_head(const SpillState *sp, const char *words)
+{
+	const uint32 *w = (const uint32 *) words;
+
+	return sp->nwords >= 2 ? ((uint64) w[0] << 32) | w[1] :
+		sp->nwords == 1 ? (uint64) w[0] << 32 : 0;
+}
+
 /* Read run's next row into its buffer. */
 static void
 run_read_next(SpillState *sp, SpillRun *run)
@@ -679,6 +690,7 @@ run_read_next(SpillState *sp, SpillRun *run)
 			run_read(run, run->buf, sp->rec_bytes);
 		}
 		run->read++;
+		run->head = run_head(sp, run->buf);
 		if (run->slot)
 			record_to_slot(sp, run->buf, run->slot);
 		return;
@@ -690,6 +702,7 @@ run_read_next(SpillState *sp, SpillRun *run)
 	run_read(run, run->buf + sp->tuple_off, len);
 	run->tuple = (MinimalTuple) (run->buf + sp->tuple_off);
 	run->read++;
+	run->head = run_head(sp, run->buf);
 	if (run->slot)
 		ExecStoreMinimalTuple(run->tuple, run->slot, false);
 }
@@ -703,7 +716,9 @@ run_compare(SpillState *sp, int a, int b)
 	const uint32 *wa = (const uint32 *) ra->buf;
 	const uint32 *wb = (const uint32 *) rb->buf;
 
-	for (int j = 0; j < sp->nwords; j++)
+	if (ra->head != rb->head)
+		return ra->head < rb->head ? -1 : 1;
+	for (int j = 2; j < sp->nwords; j++)
 		if (wa[j] != wb[j])
 			return wa[j] < wb[j] ? -1 : 1;
 	for (int i = 0; i < sp->ncmp; i++)
