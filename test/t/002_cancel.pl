@@ -87,6 +87,9 @@ my @gpu_phases = qw(to_device device_sort from_device);
 
 # a session that stays open, to measure memory and its next query
 my $session = $node->background_psql('postgres', on_error_stop => 0);
+# the timeout is each query's, not the whole session's: the session lives
+# through every phase of every sort, longer on a GPU (more phases)
+$session->set_query_timer_restart();
 my $mem_sql = 'SELECT sum(total_bytes) FROM pg_backend_memory_contexts';
 $session->query_safe('SELECT gpusort_phase_seen()');	# installs the hook
 $session->query_safe($sorts[0][2]);	# warm: the GPU opened, caches filled
