@@ -138,17 +138,20 @@
  * estimate: 600 ns a row of 109 bytes, 400 ns a row of 12, 2 ns a byte.
  */
 /*
- * Runs past the budget.  A row written to a run and read back, beyond the
- * sort held in memory (the runs' writes, and the merge's reads): on the
- * H200 host, 40M rows at 256 MB to 2 GB budgets, about 95 ns a row of 24
- * bytes in the runs (an int4 kept as columns) and 200 ns a row of 81
- * bytes (a tuple of 5 columns) (bench/results/external_sort-40000000.md):
- * 51 ns a row and 1.84 ns a byte.  The merge's heap comparison of two
- * rows' key words is priced as cost_sort prices a comparison (2
- * cpu_operator_costs).
+ * Runs past the budget: a row written to a run and read back, beyond the
+ * sort held in memory.  On the H200 host, build be29e05
+ * (bench/results/external_sizes-*.md): 50M int4 rows (16-byte records) at
+ * a 256 MB budget, 6 runs, took 55 ns a row more than in memory; 10M rows
+ * of 81 bytes (93-byte records), 5 runs, 67 ns more; going from 3 runs to
+ * 24 added 15-26 ns a row for each level of the merge's tournament, which
+ * is priced as cost_sort prices a comparison (2 cpu_operator_costs, 20
+ * ns).  What the merge's comparisons leave of the first two, 3 and 21 ns,
+ * is about 10 ns a row and 0.3 ns a byte.  (The first calibration, of
+ * build 8f501b5, before the runs were gathered by threads into smaller
+ * records, was 5 and 0.18.)
  */
-#define SPILL_ROW_OPS			5.0
-#define SPILL_BYTE_OPS			0.18
+#define SPILL_ROW_OPS			1.0
+#define SPILL_BYTE_OPS			0.03
 #define MERGE_COMPARE_OPS		2.0
 
 #define NATIVE_BYTE_OPS			0.2
