@@ -164,6 +164,15 @@ FROM (SELECT * FROM (SELECT i, repeat(md5(i::text), 40000) AS big FROM generate_
 SET max_parallel_workers_per_gather = 4;
 SELECT same_result('SELECT * FROM (SELECT id, k, CASE WHEN id % 97 = 0 THEN repeat(w, 900) ELSE w END AS w FROM sp OFFSET 0) s ORDER BY k, id', 'k, id');
 SELECT same_result('SELECT id, k, f FROM sp ORDER BY f DESC, id', 'f, id');
+-- column records of 4.8 kB, larger than what 16 threads' share of 64 kB
+-- would be: fewer threads, each with room for one
+SET max_parallel_workers_per_gather = 15;
+DO $$ BEGIN EXECUTE 'CREATE TABLE widecols AS SELECT g AS id, hashint4(g) % 1000 AS k, '
+  || (SELECT string_agg(format('g::int8 * %s AS c%s', n, n), ', ') FROM generate_series(1, 600) n)
+  || ' FROM generate_series(1, 2000) g'; END $$;
+SELECT (p ->> 'Sorted Runs')::int > 2 AS runs FROM explain_json('SELECT * FROM widecols ORDER BY k DESC, id') p;
+SELECT same_result('SELECT * FROM widecols ORDER BY k DESC, id', 'k, id');
+DROP TABLE widecols;
 SET max_parallel_workers_per_gather = 0;
 
 -- more runs than one merge reads at once (8 at a 1 MB budget): groups of

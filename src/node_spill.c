@@ -313,9 +313,6 @@ spill_begin(GpuSortState *state, int nwords)
 	/* the write buffers, outside the budget: about a thirtieth of it (64 kB each at least) */
 	sp->wbuf_size = Max(Min(RUN_BUFFER_MAX, state->limit_bytes / 256), RUN_BUFFER_MIN);
 	sp->wbuf = MemoryContextAlloc(cxt, sp->wbuf_size);
-	sp->gbuf_size = Max(Min(Min(GATHER_BYTES_MAX, RUN_BUFFER_MAX * gpusort_threads_allowed()),
-							state->limit_bytes / 32), RUN_BUFFER_MIN);
-	sp->gbuf = MemoryContextAlloc(cxt, sp->gbuf_size);
 	sp->last = -1;
 	sp->columnar = state->columnar;
 	if (sp->columnar)
@@ -350,6 +347,11 @@ spill_begin(GpuSortState *state, int nwords)
 		off += sp->natts;
 		sp->rec_bytes = TYPEALIGN(rec_align, off);
 	}
+	sp->gbuf_size = Max(Min(Min(GATHER_BYTES_MAX, RUN_BUFFER_MAX * gpusort_threads_allowed()),
+							state->limit_bytes / 32), RUN_BUFFER_MIN);
+	sp->gbuf_size = MAXALIGN(Max(sp->gbuf_size, sp->rec_bytes));
+	/* zeroed: a column record's padding is never written, and goes to the files as zeros */
+	sp->gbuf = MemoryContextAllocZero(cxt, sp->gbuf_size);
 	sp->ncmp = state->nkeys - state->finish_from;
 	if (sp->ncmp > 0)
 	{
@@ -488,7 +490,13 @@ gather_part(void *arg)
 						__builtin_prefetch((char *) ahead + off);
 				}
 				memcpy(out, &len, sizeof(len));
-				row_words(sp, part->words, part->consts, row, (uint32 *) (out + sizeof(len)));
+				/* the words follow a tuple of any length: stored unaligned */
+				for (int w = 0; w < sp->nwords; w++)
+				{
+					uint32		v = part->words[w] ? part->words[w][row] : part->consts[w];
+
+					memcpy(out + sizeof(len) + w * sizeof(uint32), &v, sizeof(v));
+				}
 				memcpy(out + sizeof(len) + words_bytes, tuple, len);
 				part->used += rec;
 			}
@@ -524,8 +532,14 @@ write_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
 {
 	GatherPart	parts[RUN_THREADS_MAX];
 	int			nthreads = Max(1, Min(gpusort_threads_allowed(), RUN_THREADS_MAX));
-	/* a megabyte a thread at most: the records are still in its cache when written */
-	Size		part_cap = Min(sp->gbuf_size / nthreads, RUN_BUFFER_MAX);
+	/*
+	 * A megabyte a thread at most (the records are still in its cache when
+	 * written), MAXALIGNed so that every part's records are aligned, and
+	 * room for a column store's record (gbuf holds one): fewer threads
+	 * where the buffer is small
+	 */
+	Size		part_cap = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF,
+										  Min(sp->gbuf_size / nthreads, RUN_BUFFER_MAX));
 	uint64		bytes = 0;
 	Size		pos = 0;
 	/* bytes a record takes, to share the positions out: exact for columns, a mean for tuples */
@@ -533,6 +547,12 @@ write_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
 		sizeof(uint32) + sp->nwords * sizeof(uint32) +
 		(state->store.ntuples > 0 ? (double) state->store.bytes / state->store.ntuples : 64.0);
 
+	Assert(sp->gbuf != NULL);
+	if (sp->columnar && part_cap < sp->rec_bytes)
+	{
+		part_cap = MAXALIGN(sp->rec_bytes);
+		nthreads = (int) Max((Size) 1, Min((Size) nthreads, sp->gbuf_size / part_cap));
+	}
 	while (pos < state->nresult)
 	{
 		Size		per = Max((Size) 1, (Size) (part_cap / (rec_mean * (sp->columnar ? 1.0 : 1.1))));
@@ -573,7 +593,10 @@ write_rows(GpuSortState *state, SpillState *sp, SpillRun *run,
 					break;
 				if (part->done == 0)
 				{
-					/* a row larger than the buffer */
+					/* a tuple larger than the buffer (a column record always fits one) */
+					if (sp->columnar)
+						elog(ERROR, "gpusort: a run record of %zu bytes does not fit a buffer of %zu",
+							 sp->rec_bytes, part->cap);
 					bytes += write_one_tuple_row(state, sp, run, part->first, words, consts);
 					part->first++;
 					if (part->first >= part->end)
@@ -988,6 +1011,10 @@ spill_finish_input(GpuSortState *state)
 
 	gpusort_phase_begin("merge");
 	CHECK_FOR_INTERRUPTS();
+	/* no more runs from the stores */
+	if (sp->gbuf)
+		pfree(sp->gbuf);
+	sp->gbuf = NULL;
 	merge_passes(state, sp);
 	if (state->random_access)
 		merge_into_file(state, sp);

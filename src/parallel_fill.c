@@ -753,13 +753,15 @@ new_chunk(FillState *fs)
 	/* the tuple data is the chunk's last array */
 	bytes = fs->layout.total - (fs->columnar ? 0 : CHUNK_DATA) + data_cap;
 	used = pg_atomic_fetch_add_u64(&fs->shared->used, bytes) + bytes;
-	fs->refused = used > fs->shared->limit ||
-		used + pg_atomic_read_u64(&fs->shared->leader_bytes) > fs->shared->budget;
-	if (fs->refused)
+	if (used > fs->shared->limit ||
+		used + pg_atomic_read_u64(&fs->shared->leader_bytes) > fs->shared->budget)
 	{
 		pg_atomic_fetch_sub_u64(&fs->shared->used, bytes);
+		/* worth asking again only if the chunk alone fits */
+		fs->refused = bytes <= fs->shared->limit && bytes <= fs->shared->budget;
 		return false;
 	}
+	fs->refused = false;
 	fs->chunk_ptr = dsa_allocate_extended(fs->area, bytes, DSA_ALLOC_NO_OOM);
 	if (!DsaPointerIsValid(fs->chunk_ptr))
 	{
@@ -1241,6 +1243,8 @@ fill_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 				fs->area = offered_area->area;
 				fs->shared = offered_area->shared;
 				fs->storing = true;
+				fs->refused = false;
+				fs->pass_left = 0;
 			}
 			start_filter(fs, offered_area->shared);
 		}
