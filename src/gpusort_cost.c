@@ -146,12 +146,13 @@
  * 24 added 15-26 ns a row for each level of the merge's tournament, which
  * is priced as cost_sort prices a comparison (2 cpu_operator_costs, 20
  * ns).  What the merge's comparisons leave of the first two, 3 and 21 ns,
- * is about 10 ns a row and 0.3 ns a byte.  (The first calibration, of
- * build 8f501b5, before the runs were gathered by threads into smaller
- * records, was 5 and 0.18.)
+ * fits 0.23 ns a byte and nothing a row; a row is priced 5 ns as a floor
+ * (each is read back and handed up) and a byte 0.25 ns, which gives 9 and
+ * 28 ns.  (The first calibration, of build 8f501b5, before the runs were
+ * gathered by threads into smaller records, was 5 and 0.18.)
  */
-#define SPILL_ROW_OPS			1.0
-#define SPILL_BYTE_OPS			0.03
+#define SPILL_ROW_OPS			0.5
+#define SPILL_BYTE_OPS			0.025
 #define MERGE_COMPARE_OPS		2.0
 
 #define NATIVE_BYTE_OPS			0.2
