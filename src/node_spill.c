@@ -5,9 +5,10 @@
  * A run's record: the tuple's length (uint32), the merge words, the
  * MinimalTuple; rows of a column store (every column of fixed length) are
  * written in their column form instead, as fixed-size records: the merge
- * words, a NULL flag a column, and each value at its width, so that no
- * tuple is formed going out and none deformed coming back.  A run is a temporary File (fd.c, as a BufFile's segments
- * are: temp_tablespaces, temp_file_limit, log_temp_files, removal at
+ * words, each value at its alignment, a NULL flag a column, so that no
+ * tuple is formed going out and none deformed coming back (the merge
+ * reads them in place).  A run is a temporary File (fd.c, as a BufFile's
+ * segments are: temp_tablespaces, temp_file_limit, log_temp_files, removal at
  * close or transaction end), written and read sequentially through
  * buffers of up to a megabyte: BufFile's 8 kB blocks made the writes cost
  * a system call every 8 kB, several seconds a run on the GPU host's VM.
