@@ -373,13 +373,30 @@ spill_begin(GpuSortState *state, int nwords)
 	return sp;
 }
 
-/* Row row's merge words into out: words[j][row], or consts[j] where words[j] is NULL. */
+/*
+ * Row row's merge words into out: words[j][row], or consts[j] where
+ * words[j] is NULL.  out need not be aligned (in a tuple row's record the
+ * words follow a tuple of any length).
+ */
 static inline void
 row_words(const SpillState *sp, const uint32 *const *words, const uint32 *consts, Size row,
-		  uint32 *out)
+		  void *out)
 {
 	for (int j = 0; j < sp->nwords; j++)
-		out[j] = words[j] ? words[j][row] : consts[j];
+	{
+		uint32		v = words[j] ? words[j][row] : consts[j];
+
+		memcpy((char *) out + j * sizeof(uint32), &v, sizeof(v));
+	}
+}
+
+/* Start loading row row's merge words, which lie anywhere in their arrays. */
+static inline void
+prefetch_row_words(const SpillState *sp, const uint32 *const *words, Size row)
+{
+	for (int j = 0; j < sp->nwords; j++)
+		if (words[j])
+			__builtin_prefetch(&words[j][row]);
 }
 
 /*
@@ -437,11 +454,9 @@ gather_part(void *arg)
 					if (cols->isnull[c])
 						__builtin_prefetch(&cols->isnull[c][ahead]);
 				}
-				for (int w = 0; w < sp->nwords; w++)
-					if (part->words[w])
-						__builtin_prefetch(&part->words[w][ahead]);
+				prefetch_row_words(sp, part->words, ahead);
 			}
-			row_words(sp, part->words, part->consts, row, (uint32 *) rec);
+			row_words(sp, part->words, part->consts, row, rec);
 			for (int c = 0; c < sp->natts; c++)
 			{
 				rec[sp->nulls_off + c] = cols->isnull[c] ? cols->isnull[c][row] : false;
@@ -468,9 +483,7 @@ gather_part(void *arg)
 
 				batch[j] = tuples[row];
 				__builtin_prefetch(batch[j]);
-				for (int w = 0; w < sp->nwords; w++)
-					if (part->words[w])
-						__builtin_prefetch(&part->words[w][row]);
+				prefetch_row_words(sp, part->words, row);
 			}
 			for (j = 0; j < count; j++)
 			{
@@ -491,13 +504,7 @@ gather_part(void *arg)
 						__builtin_prefetch((char *) ahead + off);
 				}
 				memcpy(out, &len, sizeof(len));
-				/* the words follow a tuple of any length: stored unaligned */
-				for (int w = 0; w < sp->nwords; w++)
-				{
-					uint32		v = part->words[w] ? part->words[w][row] : part->consts[w];
-
-					memcpy(out + sizeof(len) + w * sizeof(uint32), &v, sizeof(v));
-				}
+				row_words(sp, part->words, part->consts, row, out + sizeof(len));
 				memcpy(out + sizeof(len) + words_bytes, tuple, len);
 				part->used += rec;
 			}
