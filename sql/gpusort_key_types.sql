@@ -75,10 +75,10 @@ FROM (SELECT same_result(format('SELECT * FROM s ORDER BY t COLLATE %I %s', coll
 SELECT plan_lines('SELECT * FROM s ORDER BY t');
 SELECT plan_lines('SELECT * FROM s ORDER BY t COLLATE en_icu DESC, i');
 SELECT plan_lines('SELECT * FROM s ORDER BY grp, t COLLATE en_libc');
--- a libc collation: the first 24 bytes of the strxfrm key, the order checked
+-- a libc collation: the first 32 bytes of the strxfrm key, the order checked
 SELECT plan_lines('SELECT * FROM s ORDER BY t COLLATE en_libc');
 
--- EXPLAIN ANALYZE: the bytes the first sort took (8, 16 or 24, as a sample
+-- EXPLAIN ANALYZE: the bytes the first sort took (8, 16, 24 or 32, as a sample
 -- of the rows needs), rows ordered on the CPU, and the refinement sorts
 -- that split runs of prefixes shared past those bytes (16,384 tied rows at
 -- least)
@@ -107,7 +107,7 @@ SELECT same_result('SELECT * FROM names ORDER BY tied16 DESC, i', 'tied16, i');
 SELECT finish_line('SELECT * FROM names ORDER BY tied16 DESC, i');
 SELECT same_result('SELECT * FROM names ORDER BY name COLLATE en_icu', 'name');
 SELECT finish_line('SELECT * FROM names ORDER BY name COLLATE en_icu');
--- under ICU the GPU sorts by the first 24 bytes of the ICU sort key: strings
+-- under ICU the GPU sorts by the first 32 bytes of the ICU sort key: strings
 -- the collation orders apart by accent or case, canonically equivalent
 -- strings (precomposed and combining accents) and strings that differ only
 -- by an ignorable character have equal or tied keys, and the collation's
@@ -149,7 +149,7 @@ DROP TABLE icu_hard;
 -- comparison (text); bytea values that differ only by trailing zero bytes
 -- are not identical
 CREATE TABLE dup AS
-SELECT i, 'group_' || (i % 300) AS g, repeat('y', 30) || (i % 50) AS longdup,
+SELECT i, 'group_' || (i % 300) AS g, repeat('y', 40) || (i % 50) AS longdup,
        convert_to('k' || (i % 40), 'UTF8') ||
          CASE i % 3 WHEN 0 THEN '\x00'::bytea WHEN 1 THEN '\x0000'::bytea ELSE '' END AS b
 FROM generate_series(1, 40000) i;

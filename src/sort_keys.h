@@ -60,14 +60,14 @@ typedef struct GpuSortKeySpec
 } GpuSortKeySpec;
 
 /* Most words one key's code takes (gpusort_code_words). */
-#define GPUSORT_MAX_KEY_WORDS 6
+#define GPUSORT_MAX_KEY_WORDS 8
 
 /*
  * Bytes of a BYTES string's value encoded up front.  The first sort takes
- * 8, 16 or all 24 of them, as a sample of the rows shows they are needed
+ * 8, 16, 24 or all 32 of them, as a sample of the rows shows they are needed
  * (gpusort_finish_first_words in key_finish.h).
  */
-#define GPUSORT_FIRST_BYTES 24
+#define GPUSORT_FIRST_BYTES 32
 
 /*
  * The codes of a key list (codes[k], descending[k] set for every key);

@@ -63,7 +63,7 @@ typedef struct case_rows
 	int			nwords;
 	int			high_constant;
 	test_distribution d;
-	test_fill_params params[3];	/* a word's draws, shared by its parts */
+	test_fill_params params[TEST_MAX_WORDS];	/* a word's draws, shared by its parts */
 	uint32_t   *words;			/* nwords * n, word-major */
 	uint32_t   *perm;			/* downloaded permutation */
 	uint32_t   *keys;			/* downloaded sorted first words */
@@ -83,6 +83,8 @@ typedef struct case_part
 	int			keys_ok;
 } case_part;
 
+#define KEY_WORDS_MAX	TEST_MAX_WORDS
+
 #define PARTS_MAX		32
 #define PARTS_MIN_ROWS	((size_t) 1 << 20)	/* fewer rows: one part */
 
@@ -90,8 +92,8 @@ typedef struct case_part
  * One case's words of distribution d.  One word: 32-bit keys.  Two words
  * (64-bit keys on the GPU): both words of distribution d, or a constant high
  * word over d (an int8 column of small values: the plan relative to the
- * minimum).  Three words: few values in the leading words, so that ties
- * reach the last one.  The outputs are poisoned.
+ * minimum).  Three words or more: few values in the leading words, so
+ * that ties reach the last one.  The outputs are poisoned.
  */
 static void
 fill_part(case_part *p)
@@ -103,8 +105,9 @@ fill_part(case_part *p)
 		uint32_t   *col = r->words + (size_t) w * r->n;
 
 		test_fill_range(col, r->n, p->lo, p->hi,
-						r->nwords == 3 && w == 2 ? DIST_UNIFORM : r->d, &r->params[w], &p->rng);
-		if (r->nwords == 3 && w < 2)
+						r->nwords >= 3 && w == r->nwords - 1 ? DIST_UNIFORM : r->d,
+						&r->params[w], &p->rng);
+		if (r->nwords >= 3 && w < r->nwords - 1)
 			for (size_t i = p->lo; i < p->hi; i++)
 				col[i] &= 0x7;
 		if (r->nwords == 2 && w == 0 && r->high_constant)
@@ -714,6 +717,27 @@ main(int argc, char **argv)
 		printf("n=%-11zu %s (%.0f s)\n", n, failures == before ? "ok" : "FAILED",
 			   difftime(time(NULL), began));
 		fflush(stdout);
+	}
+	{
+		/* the widest keys (a text key's 32 bytes and its NULL word): radix, and auto's choice */
+		const size_t wide_n[] = {1000, 100003, 3000017};
+		const int	wide_words[] = {5, KEY_WORDS_MAX};
+		int			before = failures,
+					ran = 0;
+
+		for (size_t s = 0; s < sizeof(wide_n) / sizeof(wide_n[0]); s++)
+			for (size_t w = 0; w < sizeof(wide_words) / sizeof(wide_words[0]); w++)
+				for (int d = 0; d < DIST_COUNT; d++)
+					for (int a = GPUSORT_ALGO_AUTO; a <= GPUSORT_ALGO_RADIX; a++)
+						if (wide_n[s] <= max_n && wide_n[s] >= min_n &&
+							(!only_words || wide_words[w] == only_words))
+						{
+							run_case((test_distribution) d, wide_n[s], wide_words[w], 0,
+									 (gpusort_algorithm) a, &rng);
+							ran++;
+						}
+		if (ran)
+			printf("keys of 5 and %d words: %s\n", KEY_WORDS_MAX, failures == before ? "ok" : "FAILED");
 	}
 	{
 		/* key ranges of every width: each shape of pass plan */

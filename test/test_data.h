@@ -12,7 +12,8 @@
 #include <string.h>
 
 /* Column pointers (cols[w] = word w of every row) of word-major key words. */
-#define TEST_MAX_WORDS 8
+/* the widest keys: a text key's NULL word and its 32 bytes (src/sort_keys.h) */
+#define TEST_MAX_WORDS 9
 static inline const uint32_t *const *
 test_word_columns(const uint32_t *words, int nwords, size_t n,
 				  const uint32_t *cols[TEST_MAX_WORDS])
