@@ -20,7 +20,7 @@ REGRESS_OPTS = --load-extension=gpusort
 SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
 	src/devices.o src/key_encoding.o src/cpu_radix.o src/sort_keys.o src/key_finish.o \
 	src/tuple_store.o src/column_store.o src/big_alloc.o src/gpusort_planner.o src/gpusort_cost.o \
-	src/plan_build.o src/gpusort_node.o src/node_intake.o src/node_topk.o src/node_spill.o \
+	src/plan_build.o src/relabeled_keys.o src/gpusort_node.o src/node_intake.o src/node_topk.o src/node_spill.o \
 	src/node_explain.o src/parallel_fill.o src/fill_bound.o src/device_opener.o \
 	src/collation_keys.o src/run_threads.o
 

@@ -37,8 +37,27 @@ SELECT same_result('SELECT a * 2 AS x, b + 1 AS y FROM gm_t ORDER BY b + 1, a LI
 SELECT same_result('SELECT b + 1 AS y FROM gm_t ORDER BY b + 1, a DESC', 'y');
 SELECT same_result('SELECT a, b FROM gm_t ORDER BY a % 7, b DESC, a', 'a % 7, b');
 
+-- a sort key that only relabels a column the row has (COLLATE, varchar
+-- sorted as text): the rows below leave the relabeled column out, the
+-- GpuSort keys on the column and hands the node above its value
+CREATE TABLE rl (id int4, t text, v varchar(20), n int4);
+INSERT INTO rl SELECT i, md5((i % 3000)::text), 'v' || (i * 7 % 5000), i % 10
+FROM generate_series(1, 10000) i;
+ANALYZE rl;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl ORDER BY t COLLATE "C", id;
+SELECT same_result('SELECT * FROM rl ORDER BY t COLLATE "C", id', 't COLLATE "C", id');
+SELECT same_result('SELECT * FROM rl ORDER BY v::text COLLATE "C" DESC, id', 'v::text COLLATE "C", id');
+SELECT same_result('SELECT t COLLATE "C" AS tc, id FROM rl ORDER BY 1 DESC, 2 LIMIT 70000', 'tc, id');
+-- read above the sort: a window function's peers, a join computing the rows
+SELECT same_result('SELECT id, rank() OVER (ORDER BY t COLLATE "C") FROM rl', 'rank');
+SELECT same_result('SELECT a.id, b.t FROM rl a JOIN rl b ON a.id = b.n + 1
+  ORDER BY b.t COLLATE "C", a.id', 't COLLATE "C", id');
+
 RESET max_parallel_workers_per_gather;
 SET max_parallel_workers_per_gather = 0;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl ORDER BY v::text COLLATE "C" DESC, id;
+SELECT same_result('SELECT * FROM rl ORDER BY v::text COLLATE "C" DESC, id', 'v::text COLLATE "C", id');
+DROP TABLE rl;
 
 -- MergeAppend over partitions: a partition's Sort becomes a GpuSort
 CREATE TABLE pt (k int4, v int8) PARTITION BY RANGE (k);

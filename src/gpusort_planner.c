@@ -60,6 +60,7 @@
 #include "parallel_fill.h"
 #include "pg_compat.h"
 #include "plan_build.h"
+#include "relabeled_keys.h"
 #include "sort_engine.h"
 #include "sort_keys.h"
 
@@ -342,6 +343,8 @@ make_gpusort(const SortSpec *spec, Plan *top, Plan *child, int plan_node_id, int
 	tlist = to_scan_columns(top->targetlist, columns);
 	if (tlist == NIL && top->targetlist != NIL)
 		return NULL;
+	/* no column of the child's rows that only relabels another (ORDER BY t COLLATE "C") */
+	gpusort_drop_relabeled_columns(child, attnos, &tlist);
 
 	cscan = makeNode(CustomScan);
 	cscan->scan.plan.startup_cost = top->startup_cost;
