@@ -44,7 +44,10 @@ CREATE TABLE rl (id int4, t text, v varchar(20), n int4);
 INSERT INTO rl SELECT i, md5((i % 3000)::text), 'v' || (i * 7 % 5000), i % 10
 FROM generate_series(1, 10000) i;
 ANALYZE rl;
-EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl ORDER BY t COLLATE "C", id;
+-- (int4 as a domain over it: a key whose Gather Merge is replaced with a GPU or without)
+CREATE DOMAIN rl_int AS int4;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl ORDER BY n::rl_int DESC, id;
+SELECT same_result('SELECT * FROM rl ORDER BY n::rl_int DESC, id', 'n, id');
 SELECT same_result('SELECT * FROM rl ORDER BY t COLLATE "C", id', 't COLLATE "C", id');
 SELECT same_result('SELECT * FROM rl ORDER BY v::text COLLATE "C" DESC, id', 'v::text COLLATE "C", id');
 SELECT same_result('SELECT t COLLATE "C" AS tc, id FROM rl ORDER BY 1 DESC, 2 LIMIT 70000', 'tc, id');
@@ -58,6 +61,7 @@ SET max_parallel_workers_per_gather = 0;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl ORDER BY v::text COLLATE "C" DESC, id;
 SELECT same_result('SELECT * FROM rl ORDER BY v::text COLLATE "C" DESC, id', 'v::text COLLATE "C", id');
 DROP TABLE rl;
+DROP DOMAIN rl_int;
 
 -- MergeAppend over partitions: a partition's Sort becomes a GpuSort
 CREATE TABLE pt (k int4, v int8) PARTITION BY RANGE (k);
