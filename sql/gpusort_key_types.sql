@@ -174,7 +174,7 @@ SELECT same_result('SELECT * FROM dup ORDER BY b', 'b');
 SELECT same_result('SELECT * FROM dup ORDER BY b DESC, i', 'b, i');
 SELECT same_result('SELECT * FROM dup ORDER BY g, i DESC', 'g, i');
 -- values that end or differ around the bytes the first sort and the finish's
--- cache hold (8, 16, 24 and 40), many tied
+-- cache hold (8, 16, 24, 32, 40 and 48), many tied
 CREATE TABLE edge AS
 SELECT i, v, convert_to(v, 'UTF8') || CASE WHEN i % 5 = 0 THEN '\x00'::bytea ELSE '' END AS b
 FROM generate_series(1, 40000) i,

@@ -55,11 +55,69 @@ SELECT same_result('SELECT t COLLATE "C" AS tc, id FROM rl ORDER BY 1 DESC, 2 LI
 SELECT same_result('SELECT id, rank() OVER (ORDER BY t COLLATE "C") FROM rl', 'rank');
 SELECT same_result('SELECT a.id, b.t FROM rl a JOIN rl b ON a.id = b.n + 1
   ORDER BY b.t COLLATE "C", a.id', 't COLLATE "C", id');
+-- the relabeled value in the result, not only read by the junk filter
+SELECT same_result('SELECT id, t, t COLLATE "C" AS tc FROM rl ORDER BY tc, id', 'tc, id');
+SELECT same_result('SELECT id, v, v::text AS vt FROM rl ORDER BY vt DESC, id', 'vt, id');
+-- two trailing relabeled columns, both left out; a Unique reading one
+SELECT same_result('SELECT * FROM rl ORDER BY t COLLATE "C", v::text COLLATE "C", id',
+  't COLLATE "C", v::text COLLATE "C", id');
+SELECT same_result('SELECT DISTINCT ON (t COLLATE "C") t, id FROM rl ORDER BY t COLLATE "C", id',
+  't COLLATE "C", id');
+-- a Sort over the planner's own Gather: the column is left out below the
+-- Gather too (a Sort, not a Gather Merge: the same plan with a GPU or without)
+SET enable_gathermerge = off;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl ORDER BY t COLLATE "C", id;
+SELECT same_result('SELECT * FROM rl ORDER BY t COLLATE "C", id', 't COLLATE "C", id');
+SELECT same_result('SELECT id, t, t COLLATE "C" AS tc FROM rl ORDER BY tc, id', 'tc, id');
+RESET enable_gathermerge;
 
 RESET max_parallel_workers_per_gather;
 SET max_parallel_workers_per_gather = 0;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl ORDER BY v::text COLLATE "C" DESC, id;
 SELECT same_result('SELECT * FROM rl ORDER BY v::text COLLATE "C" DESC, id', 'v::text COLLATE "C", id');
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id, t, t COLLATE "C" AS tc FROM rl ORDER BY tc, id;
+SELECT same_result('SELECT id, t, t COLLATE "C" AS tc FROM rl ORDER BY tc, id', 'tc, id');
+-- a scroll cursor: read backward, and rewound for FETCH ABSOLUTE; the same
+-- rows with GpuSort as without
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, t, t COLLATE "C" AS tc FROM rl ORDER BY tc, id;
+FETCH LAST c;
+FETCH BACKWARD 3 c;
+FETCH ABSOLUTE 5 c;
+COMMIT;
+SET gpusort.enabled = off;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, t, t COLLATE "C" AS tc FROM rl ORDER BY tc, id;
+FETCH LAST c;
+FETCH BACKWARD 3 c;
+FETCH ABSOLUTE 5 c;
+COMMIT;
+RESET gpusort.enabled;
+-- merge joins over GpuSorts (the joined rows come in join-key order, so the
+-- keys checked are those the order decides): the first's sorted subquery
+-- has no plain t to key on; the second's leaves its relabeled column out;
+-- the third's inner GpuSort (marked and restored) reads a subquery whose
+-- GpuSort leaves it out
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT same_result('SELECT a.id, b.tc FROM rl a
+  JOIN (SELECT id, t COLLATE "C" AS tc FROM rl ORDER BY id OFFSET 0) b ON a.n = b.id', 'tc');
+SELECT same_result('SELECT a.id, b.t, b.tc FROM rl a
+  JOIN (SELECT id, t, t COLLATE "C" AS tc FROM rl ORDER BY id OFFSET 0) b ON a.n = b.id', 't, tc');
+SELECT same_result('SELECT a.id, b.t, b.tc FROM rl a
+  JOIN (SELECT id, t, t COLLATE "C" AS tc FROM rl ORDER BY tc, id OFFSET 0) b ON a.n = b.id', 't, tc');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+-- an index scan computing the rows
+CREATE INDEX rl_id ON rl (id);
+SET enable_seqscan = off;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl WHERE id < 5000 ORDER BY t COLLATE "C", id;
+SELECT same_result('SELECT * FROM rl WHERE id < 5000 ORDER BY t COLLATE "C", id', 't COLLATE "C", id');
+RESET enable_seqscan;
+-- FOR UPDATE: the row's ctid follows the relabeled column, which stays
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM rl WHERE id < 100 ORDER BY t COLLATE "C", id FOR UPDATE;
+SELECT same_result('SELECT * FROM rl WHERE id < 100 ORDER BY t COLLATE "C", id FOR UPDATE',
+  't COLLATE "C", id');
 DROP TABLE rl;
 DROP DOMAIN rl_int;
 

@@ -68,8 +68,8 @@ extern void gpusort_finish_setup(KeyFinish *kf, const GpuSortKeySpec *keys, int 
 /*
  * Where the first key to finish is a BYTES string, its kf->first_words
  * words end words[0..nwords) (keys after it have none): how many of the n
- * rows' words the first sort should take.  The key's words are taken 2, 4
- * or all at a time: the fewest with which a sample of the rows has almost
+ * rows' words the first sort should take.  The key's words are taken 2, 4,
+ * 6 or all 8 at a time: the fewest with which a sample of the rows has almost
  * no ties other than of values held whole by the words (those need no
  * finish).  Sets kf->first_words to the key's words taken.
  */

@@ -15,6 +15,7 @@
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
 
 #include "relabeled_keys.h"
 
@@ -183,9 +184,21 @@ gpusort_drop_relabeled_columns(Plan *child, List *attnos, List **tlist)
 	cxt.same_as = same_as;
 	*tlist = (List *) output_mutator((Node *) *tlist, &cxt);
 
-	/* the columns dropped where they are computed and on the way up */
+	/*
+	 * the columns dropped where they are computed and on the way up, each
+	 * node's width less theirs (as the planner estimates an expression's)
+	 */
 	for (Plan *plan = child;; plan = plan->lefttree)
 	{
+		int			width = plan->plan_width;
+
+		for_each_from(lc, plan->targetlist, keep)
+		{
+			Node	   *expr = (Node *) lfirst_node(TargetEntry, lc)->expr;
+
+			width -= get_typavgwidth(exprType(expr), exprTypmod(expr));
+		}
+		plan->plan_width = Max(width, 0);
 		plan->targetlist = list_truncate(plan->targetlist, keep);
 		if (plan == computing)
 			break;

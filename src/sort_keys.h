@@ -136,6 +136,16 @@ extern const uint8 *gpusort_key_bytes(Oid type, Datum value, uint8 *buf, Size *l
 #define GPUSORT_BYTES_WORDS_MAX 8
 
 /*
+ * A string key's first words are made by one gpusort_bytes_words call into
+ * buffers of GPUSORT_BYTES_WORDS_MAX words (sort_keys.c, collation_keys.c)
+ * and stored as one key's code of at most GPUSORT_MAX_KEY_WORDS words.
+ */
+StaticAssertDecl(GPUSORT_FIRST_BYTES % 4 == 0 &&
+				 GPUSORT_FIRST_BYTES / 4 <= GPUSORT_BYTES_WORDS_MAX &&
+				 GPUSORT_FIRST_BYTES / 4 <= GPUSORT_MAX_KEY_WORDS,
+				 "GPUSORT_FIRST_BYTES exceeds the words of a key's buffers");
+
+/*
  * nwords words of a BYTES value of len bytes: its bytes from byte `from`
  * on, big-endian, zero past the end, complemented when descending.
  * Returns whether the value has bytes past those words.

@@ -244,8 +244,9 @@ test_cpu_radix(uint64_t *rng)
 }
 
 /*
- * Keys of 3 to 6 words whose first two words rarely tie, which the sort
- * orders by those two and then each tied run by the rest: unique prefixes;
+ * Keys of 3 to TEST_MAX_WORDS words (up to a text key's NULL word and its
+ * 8 words) whose first two words rarely tie, which the sort orders by
+ * those two and then each tied run by the rest: unique prefixes;
  * 1% of rows sharing another row's prefix, and one prefix in 40 rows (a run
  * the merge sort takes in several rounds), with later words of few values
  * so that the ties reach every word; word 0 the same in every row.
@@ -258,7 +259,7 @@ test_cpu_radix_prefix_ties(uint64_t *rng)
 
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 		for (int c = 0; c < 3; c++)
-			for (int nwords = 3; nwords <= 6; nwords++)
+			for (int nwords = 3; nwords <= TEST_MAX_WORDS; nwords++)
 			{
 				size_t		n = sizes[s];
 				uint32_t   *words = malloc((nwords * n + 1) * sizeof(uint32_t));
