@@ -2,11 +2,12 @@
 # test/run_all.sh -- every test: set-up (test/setup.sh), the unit tests, the
 # kernel test program (prints "skipped: no GPU" without one), pg_regress
 # (make installcheck) on a scratch cluster, the reliability suite (TAP tests
-# in test/t/, test/tap.sh) and PostgreSQL's own regression suite with every
-# eligible Sort replaced (test/pg_core_regress.sh).  Exit status 0 when all
-# passed.
+# in test/t/, test/tap.sh), PostgreSQL's own regression suite with every
+# eligible Sort replaced (test/pg_core_regress.sh) and, on PostgreSQL 16 to
+# 18, gpusort in a Citus cluster (test/citus_test.sh; Citus is built from
+# ../shared/vendor the first time).  Exit status 0 when all passed.
 #
-#   bash test/run_all.sh [PART...]    PART: unit kernel regress tap core
+#   bash test/run_all.sh [PART...]    PART: unit kernel regress tap core citus
 #                                     (default: all, in that order)
 #   PG_VERSION=18 bash test/run_all.sh   the same on PostgreSQL 18
 #
@@ -19,7 +20,7 @@
 #   KERNEL_TEST_MAX_N   largest size the kernel test program sorts (default 2^24)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-parts=" ${*:-unit kernel regress tap core} "
+parts=" ${*:-unit kernel regress tap core citus} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 bash test/setup.sh
 source test/env.sh
@@ -86,5 +87,15 @@ fi
 if want core; then
 echo "== PostgreSQL's own regression suite, natively and with every eligible Sort replaced"
 bash test/pg_core_regress.sh
+fi
+if want citus; then
+if [ "$PG_VERSION" -ge 16 ] && [ "$PG_VERSION" -le 18 ]; then
+echo "== gpusort in a Citus cluster: a coordinator and two workers (test/citus_test.sh)"
+bash test/citus_test.sh
+else
+# Citus 14 takes 16 to 18; 13.2.2, the last for 15, does not compile
+# against Debian's 15.20 headers (its have_createdb_privilege)
+echo "== gpusort in a Citus cluster: not on PostgreSQL $PG_VERSION (Citus 14 needs 16 to 18)"
+fi
 fi
 echo "== all tests passed on PostgreSQL $PG_VERSION:$parts"
