@@ -46,23 +46,8 @@ CREATE EXTENSION IF NOT EXISTS gpusort;
 CREATE UNLOGGED TABLE warm AS SELECT g AS i FROM generate_series(1, 200000) g;
 CREATE UNLOGGED TABLE n (i int4);
 CREATE UNLOGGED TABLE t (i int4, f float4, s int4, id int8, pad text);
-CREATE OR REPLACE FUNCTION bench_run(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE j json; p jsonb; s text;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO j;
-  p := j::jsonb -> 0 -> 'Plan';
-  WHILE p ->> 'Custom Plan Provider' IS DISTINCT FROM 'GpuSort' AND p -> 'Plans' IS NOT NULL LOOP
-    p := p -> 'Plans' -> 0;
-  END LOOP;
-  s := (j::jsonb -> 0 ->> 'Execution Time');
-  IF p ->> 'Custom Plan Provider' = 'GpuSort' THEN
-    RETURN s || '|' || (p ->> 'Algorithm') || '|' || coalesce(p ->> 'Sorted Runs', '0')
-      || '|' || coalesce(p ->> 'Run Space Used', '0') || '|' || (p ->> 'Fill Time')
-      || '|' || coalesce(p ->> 'Run Write Time', '0') || '|' || (p ->> 'Emit Time');
-  END IF;
-  RETURN s || '|native|-|-|-|-|-';
-END $$;
 SQL
+"${psql[@]}" -q -f bench/bench_run.sql
 device=$("${psql[@]}" -At -c "SELECT coalesce((SELECT name FROM gpusort_devices() LIMIT 1), 'no GPU')")
 commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 

@@ -33,27 +33,7 @@ wait
 "${psql[@]}" -q -c "VACUUM ANALYZE t"
 device=$("${psql[@]}" -At -c "SELECT coalesce((SELECT name FROM gpusort_devices() LIMIT 1), 'no GPU')")
 size=$("${psql[@]}" -At -c "SELECT pg_size_pretty(pg_relation_size('t'))")
-"${psql[@]}" -q <<'SQL'
-CREATE OR REPLACE FUNCTION bench_run(q text, settings text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE j json; p jsonb; s text;
-BEGIN
-  EXECUTE settings;
-  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO j;
-  p := j::jsonb -> 0 -> 'Plan';
-  WHILE p ->> 'Custom Plan Provider' IS DISTINCT FROM 'GpuSort' AND p -> 'Plans' IS NOT NULL LOOP
-    p := p -> 'Plans' -> 0;
-  END LOOP;
-  s := (j::jsonb -> 0 ->> 'Execution Time');
-  IF p ->> 'Custom Plan Provider' = 'GpuSort' THEN
-    s := s || '|' || coalesce(p ->> 'Sorted Runs', '0') || '|' || coalesce(p ->> 'Run Space Used', '0')
-      || '|' || (p ->> 'Fill Time') || '|' || (p ->> 'Emit Time') || '|' || (p ->> 'Algorithm')
-      || '|' || coalesce(p ->> 'Run Write Time', '0');
-  ELSE
-    s := s || '|-|-|-|-|native|-';
-  END IF;
-  RETURN s;
-END $$;
-SQL
+"${psql[@]}" -q -f bench/bench_run.sql
 queries=("SELECT i FROM t ORDER BY i" "SELECT * FROM t ORDER BY f")
 configs=("native|SET gpusort.enabled = off"
 	"native tuned|SET gpusort.enabled = off; SET work_mem = '1GB'; SET max_parallel_workers_per_gather = 8")
@@ -86,7 +66,7 @@ import sys, statistics, collections
 raw, queries = sys.argv[1], sys.argv[2:]
 rows = collections.OrderedDict()
 for line in open(raw):
-    qi, name, ms, runs, kb, fill, emit, alg, write = line.rstrip('\n').split('|')
+    qi, name, ms, alg, runs, kb, fill, write, emit = line.rstrip('\n').split('|')
     rows.setdefault((int(qi), name), []).append((float(ms), runs, kb, fill, emit, alg, write))
 for qi, q in enumerate(queries):
     print(f"## `{q}`\n")
