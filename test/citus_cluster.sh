@@ -13,7 +13,10 @@
 #
 # After start: psql -h DIR -p 5432 -U postgres postgres is the coordinator,
 # -p 5433 and -p 5434 the workers.  SETTING=VALUE pairs go to every node's
-# postgresql.conf (e.g. gpusort.cost_model=off).
+# postgresql.conf (e.g. gpusort.cost_model=off).  CITUS_NODE_GPUS="C W1 W2"
+# sets CUDA_VISIBLE_DEVICES of the coordinator's and each worker's
+# postmaster (e.g. "0 0 1": a GPU per worker, the coordinator sharing the
+# first); unset, every node sees every GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source test/env.sh
@@ -56,7 +59,12 @@ start() {
 			echo "max_worker_processes = 24"
 			for s in "$@"; do echo "${s%%=*} = '${s#*=}'"; done
 		} | "${run[@]}" tee -a "$data/postgresql.conf" >/dev/null
-		"${run[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/${NAMES[$i]}.log" -w start >/dev/null ||
+		local gpus=()
+		[ -z "${CITUS_NODE_GPUS:-}" ] || read -r -a gpus <<<"$CITUS_NODE_GPUS"
+		[ ${#gpus[@]} -eq 0 ] || [ ${#gpus[@]} -eq 3 ] ||
+			{ echo "citus_cluster: CITUS_NODE_GPUS needs 3 entries" >&2; exit 1; }
+		env ${gpus[$i]:+CUDA_VISIBLE_DEVICES=${gpus[$i]}} \
+			"${run[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/${NAMES[$i]}.log" -w start >/dev/null ||
 			{ cat "$dir/${NAMES[$i]}.log"; exit 1; }
 		node_psql "$dir" "${PORTS[$i]}" -c "CREATE EXTENSION citus" -c "CREATE EXTENSION gpusort"
 	done
