@@ -53,12 +53,7 @@ queries=("SELECT id, i FROM events ORDER BY i, id"
 	"SELECT tenant, id, row_number() OVER (PARTITION BY tenant ORDER BY i, id) FROM events"
 	"SELECT i % 100000 AS g, count(*), sum(f) FROM events GROUP BY 1 ORDER BY 1")
 
-set_gpusort() {
-	for port in 5432 5433 5434; do
-		psql -p "$port" -c "ALTER SYSTEM SET gpusort.enabled = $1" -c "SELECT pg_reload_conf()" </dev/null >/dev/null
-	done
-	sleep 0.2
-}
+set_gpusort() { bash test/citus_cluster.sh set "$dir" gpusort.enabled "$1" </dev/null; }
 
 # device memory per GPU (MiB, ';'-separated) at its highest while the command runs
 smi_peak() {

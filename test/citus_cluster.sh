@@ -10,7 +10,11 @@
 #
 #   bash test/citus_cluster.sh start DIR [SETTING=VALUE ...]   DIR must not exist
 #   bash test/citus_cluster.sh stop DIR                         stops and removes DIR
+#   bash test/citus_cluster.sh set DIR NAME VALUE               on every node (ALTER SYSTEM)
 #
+# `set` returns once every node's postmaster has the new value, so that
+# every session started after it (the workers' sessions for a query's
+# tasks included) has it too.
 # After start: psql -h DIR -p 5432 -U postgres postgres is the coordinator,
 # -p 5433 and -p 5434 the workers.  SETTING=VALUE pairs go to every node's
 # postgresql.conf (e.g. gpusort.cost_model=off).  CITUS_NODE_GPUS="C W1 W2"
@@ -83,8 +87,25 @@ stop() {
 	rm -rf "$dir"
 }
 
+set_all() {
+	local dir=$1 name=$2 value=$3
+	for port in "${PORTS[@]}"; do
+		node_psql "$dir" "$port" -c "ALTER SYSTEM SET $name = '$value'" -c "SELECT pg_reload_conf()" >/dev/null
+	done
+	# a new session has what its postmaster has read: wait for every postmaster
+	for port in "${PORTS[@]}"; do
+		for _ in $(seq 1 600); do
+			[ "$(node_psql "$dir" "$port" -At -c "SHOW $name")" = "$value" ] && continue 2
+			sleep 0.05
+		done
+		echo "citus_cluster: node on port $port did not take $name = $value" >&2
+		exit 1
+	done
+}
+
 case "${1:-}" in
 	start) [ $# -ge 2 ] || { sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 2; }; shift; start "$@" ;;
 	stop) [ $# -eq 2 ] || exit 2; stop "$2" ;;
+	set) [ $# -eq 4 ] || exit 2; set_all "$2" "$3" "$4" ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -47,14 +47,8 @@ has() {
 	printf '%s\n' "$1" | sed -n "/$from/,/$to/p" | grep -q -- "$2"
 }
 
-# every node: gpusort on or off, taken by new and open sessions alike
-set_gpusort() {
-	for port in 5432 5433 5434; do
-		psql -p "$port" -c "ALTER SYSTEM SET gpusort.enabled = $1" -c "SELECT pg_reload_conf()" </dev/null >/dev/null
-	done
-	# the setting is read at the next command of each session
-	sleep 0.2
-}
+# every node: gpusort on or off, in every session started after it
+set_gpusort() { bash test/citus_cluster.sh set "$dir" gpusort.enabled "$1" </dev/null; }
 
 psql -p 5432 <<SQL
 CREATE TABLE events (id bigint, tenant int, i int4, f float4, amount numeric(12,2), t text, name text);
