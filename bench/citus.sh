@@ -28,7 +28,7 @@ RUNS=${RUNS:-3}
 bindir=$("$PG_CONFIG" --bindir)
 dir=$(mktemp -u /tmp/gpusort-citus-bench.XXXXXX)
 samples=$(mktemp /tmp/gpusort-citus-smi.XXXXXX)
-trap 'bash test/citus_cluster.sh stop "$dir"; rm -f "$samples"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; bash test/citus_cluster.sh stop "$dir"; rm -f "$samples"' EXIT
 bash test/citus_cluster.sh start "$dir" shared_buffers=4GB max_parallel_workers=16 \
 	gpusort.max_memory=16GB citus.max_adaptive_executor_pool_size=32 >/dev/null
 psql() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir" -U postgres -d postgres "$@"; }
@@ -37,14 +37,16 @@ psql() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir" -U postgres -d postgr
 psql -p 5432 -c "CREATE UNLOGGED TABLE events (id bigint, tenant int, i int4, f float4, pad text)" \
 	-c "SELECT create_distributed_table('events', 'tenant')" >/dev/null
 per=$(((ROWS + 7) / 8))
+pids=()
 for p in 0 1 2 3 4 5 6 7; do
 	lo=$((p * per + 1)) hi=$(((p + 1) * per))
 	[ "$hi" -le "$ROWS" ] || hi=$ROWS
 	psql -p 5432 -c "INSERT INTO events SELECT g, (hashint8(g) % 1000)::int,
 		(hashint8(g + 1) % 1000000000)::int4, (hashint8(g + 2) % 1000000)::float4 / 7,
 		md5(g::text) FROM generate_series($lo, $hi) g" &
+	pids+=($!)
 done
-wait
+for pid in "${pids[@]}"; do wait "$pid"; done
 psql -p 5432 -c "VACUUM ANALYZE events" >/dev/null
 size=$(psql -p 5432 -At -c "SELECT pg_size_pretty(citus_table_size('events'))")
 
@@ -64,8 +66,11 @@ smi_peak() {
 	"$@"
 	kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
 	python3 -c "
-import sys
-rows = [list(map(int, l.split(';'))) for l in open('$samples') if l.strip()]
+rows = []
+for l in open('$samples'):
+    cells = l.strip().split(';')
+    if cells and all(c.strip().isdigit() for c in cells):
+        rows.append([int(c) for c in cells])
 print(';'.join(str(max(c)) for c in zip(*rows)) if rows else '-')" >"$samples.peak"
 }
 

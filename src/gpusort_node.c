@@ -35,7 +35,8 @@
  * a resjunk sort column, a client) finds the whole row in cache.  Tuples
  * in the workers' chunks lie in shared memory of 4 kB pages (the node's
  * own large stores are in huge pages), where each row also costs a page
- * walk: there the reader prefetches EMIT_PREFETCH_SHARED rows ahead.
+ * walk: where most of the rows lie there, the reader prefetches
+ * EMIT_PREFETCH_SHARED rows ahead.
  * (Locally, 2M 180-byte rows mostly in the workers' chunks: emission took
  * 307-379 ms prefetching 16 rows ahead, 203-257 ms at 24 or 32, 220-361
  * ms at 48 or 64; from the node's own memory 16 was the best.)
@@ -271,7 +272,7 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 		MinimalTuple ahead = state->batch_tuples[forward ? j + dist : j - dist];
 		Size		len = Min(ahead->t_len, EMIT_PREFETCH_BYTES);
 
-		/* the line holding t_len was prefetched EMIT_PREFETCH rows ago */
+		/* the line holding t_len was prefetched dist rows ago */
 		for (Size off = 64; off < len + ((uintptr_t) ahead & 63); off += 64)
 			__builtin_prefetch((char *) ahead + off);
 	}

@@ -720,7 +720,8 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n, bool for_run)
 	CHECK_FOR_INTERRUPTS();
 
 	state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
-	state->rows_shared = kept_bytes(state) > 0;
+	/* most rows in the workers' chunks: emission reads further ahead (gpusort_node.c) */
+	state->rows_shared = !state->columnar && kept_bytes(state) > state->store.bytes;
 	state->perm = gpusort_alloc_big(state->sortcxt, Max(n, 1) * sizeof(uint32));
 	/* the columns follow the GPU's order only where that order is final */
 	reorder = state->perm && !finish && !for_run ? prepare_reorder(state, n) : NULL;

@@ -67,7 +67,7 @@ typedef struct GpuSortState
 	int64		batch_start;
 	int			batch_n;
 	MinimalTuple *batch_tuples; /* tuple store */
-	bool		rows_shared;	/* some tuples lie in the workers' chunks (shared memory) */
+	bool		rows_shared;	/* most tuples lie in the workers' chunks (shared memory) */
 
 	Tuplesortstate *tuplesort;	/* fallback */
 

@@ -21,7 +21,9 @@ prefix=$("$PG_CONFIG" --bindir)/..
 stamp=$prefix/CITUS-BUILD-INFO
 major=$("$PG_CONFIG" --version | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p')
 [ "$major" -ge 16 ] || die "Citus 14 needs PostgreSQL 16 to 18, not $major"
-if [ -f "$stamp" ] && [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ]; then
+# built before from the same release: nothing to do
+if [ -f "$stamp" ] && [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ] &&
+	grep -q "from $(basename "$tarball")," "$stamp"; then
 	exit 0
 fi
 [ -f "$tarball" ] || die "no Citus source release at $tarball (set CITUS_TARBALL)"
@@ -32,7 +34,9 @@ for p in libcurl4-openssl-dev liblz4-dev libzstd-dev libkrb5-dev; do
 done
 if [ ${#need[@]} -gt 0 ]; then
 	say "installing ${need[*]}"
-	apt-get install -y -q "${need[@]}" >/dev/null
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -q "${need[@]}" >/dev/null ||
+		{ apt-get update -q >/dev/null && apt-get install -y -q "${need[@]}" >/dev/null; }
 fi
 
 work=$(mktemp -d /tmp/citus-build.XXXXXX)

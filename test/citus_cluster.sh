@@ -61,6 +61,8 @@ start() {
 			echo "jit = off"
 			echo "max_connections = 200"
 			echo "max_worker_processes = 24"
+			# no usage reports to Citus's servers from a test cluster
+			echo "citus.enable_statistics_collection = off"
 			for s in "$@"; do echo "${s%%=*} = '${s#*=}'"; done
 		} | "${run[@]}" tee -a "$data/postgresql.conf" >/dev/null
 		local gpus=()
@@ -81,8 +83,9 @@ stop() {
 	local dir=$1
 	[ -d "$dir" ] || return 0
 	for i in 2 1 0; do
-		[ -d "$dir/${NAMES[$i]}" ] &&
-			"${run[@]}" "$bindir/pg_ctl" -D "$dir/${NAMES[$i]}" -m fast -w stop >/dev/null 2>&1 || true
+		[ -d "$dir/${NAMES[$i]}" ] || continue
+		"${run[@]}" "$bindir/pg_ctl" -D "$dir/${NAMES[$i]}" -m fast -w stop >/dev/null 2>&1 ||
+			"${run[@]}" "$bindir/pg_ctl" -D "$dir/${NAMES[$i]}" -m immediate -w stop >/dev/null 2>&1 || true
 	done
 	rm -rf "$dir"
 }
