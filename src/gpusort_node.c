@@ -232,6 +232,14 @@ load_batch(GpuSortState *state, int64 i, bool forward)
 		state->batch_tuples[j] = tuples[state->perm[first + j]];
 	state->batch_start = first;
 	state->batch_n = count;
+	/* the first rows read from it, which fetch_row's look-ahead did not reach */
+	{
+		int			dist = state->rows_shared ? EMIT_PREFETCH_SHARED : EMIT_PREFETCH;
+		int			from = forward ? i - first : (int) (i - first) - 2 * dist + 1;
+
+		for (int j = Max(from, 0); j < Min(from + 2 * dist, count); j++)
+			__builtin_prefetch(state->batch_tuples[j]);
+	}
 }
 
 /* Put the row of sorted position i into its slot; returns the slot. */

@@ -721,7 +721,7 @@ sort_stored_rows(GpuSortState *state, KeyWords *kw, Size n, bool for_run)
 
 	state->nresult = state->bound >= 0 ? Min(n, (Size) state->bound) : n;
 	/* most rows in the workers' chunks: emission reads further ahead (gpusort_node.c) */
-	state->rows_shared = !state->columnar && kept_bytes(state) > state->store.bytes;
+	state->rows_shared = !state->columnar && kept_bytes(state) > 0 && state->fill_rows > n / 2;
 	state->perm = gpusort_alloc_big(state->sortcxt, Max(n, 1) * sizeof(uint32));
 	/* the columns follow the GPU's order only where that order is final */
 	reorder = state->perm && !finish && !for_run ? prepare_reorder(state, n) : NULL;
