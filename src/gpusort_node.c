@@ -46,6 +46,13 @@
 #define EMIT_PREFETCH_SHARED 32
 #define EMIT_PREFETCH_BYTES 1024
 
+/* How far ahead of the reader a tuple store's rows are prefetched. */
+static inline int
+emit_distance(const GpuSortState *state)
+{
+	return state->rows_shared ? EMIT_PREFETCH_SHARED : EMIT_PREFETCH;
+}
+
 static Node *create_state(CustomScan *cscan);
 static void begin_scan(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_scan(CustomScanState *node);
@@ -234,7 +241,7 @@ load_batch(GpuSortState *state, int64 i, bool forward)
 	state->batch_n = count;
 	/* the first rows read from it, which fetch_row's look-ahead did not reach */
 	{
-		int			dist = state->rows_shared ? EMIT_PREFETCH_SHARED : EMIT_PREFETCH;
+		int			dist = emit_distance(state);
 		int			from = forward ? i - first : (int) (i - first) - 2 * dist + 1;
 
 		for (int j = Max(from, 0); j < Min(from + 2 * dist, count); j++)
@@ -247,7 +254,7 @@ static TupleTableSlot *
 fetch_row(GpuSortState *state, int64 i, bool forward)
 {
 	int			j,
-				dist;
+				dist = emit_distance(state);
 
 	Assert(i >= 0 && i < (int64) state->nresult);
 	if (state->heap)
@@ -272,7 +279,6 @@ fetch_row(GpuSortState *state, int64 i, bool forward)
 	if (i < state->batch_start || i >= state->batch_start + state->batch_n)
 		load_batch(state, i, forward);
 	j = (int) (i - state->batch_start);
-	dist = state->rows_shared ? EMIT_PREFETCH_SHARED : EMIT_PREFETCH;
 	if (forward ? j + 2 * dist < state->batch_n : j >= 2 * dist)
 		__builtin_prefetch(state->batch_tuples[forward ? j + 2 * dist : j - 2 * dist]);
 	if (forward ? j + dist < state->batch_n : j >= dist)

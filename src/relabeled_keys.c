@@ -104,7 +104,7 @@ column_of(List *tlist, Var *var)
 
 typedef struct OutputContext
 {
-	List	   *old_columns;	/* child's targetlist before the drop */
+	List	   *old_columns;	/* the computing node's targetlist, not yet truncated */
 	AttrNumber	ncols;			/* columns kept */
 	AttrNumber *same_as;		/* [p - 1]: the kept column relabeled by dropped column p */
 } OutputContext;
@@ -179,7 +179,7 @@ gpusort_drop_relabeled_columns(Plan *child, List *attnos, List **tlist)
 	foreach(lc, attnos)
 		if (lfirst_int(lc) > keep)
 			lfirst_int(lc) = same_as[lfirst_int(lc) - 1];
-	cxt.old_columns = list_copy(columns);
+	cxt.old_columns = columns;
 	cxt.ncols = keep;
 	cxt.same_as = same_as;
 	*tlist = (List *) output_mutator((Node *) *tlist, &cxt);

@@ -83,8 +83,6 @@ typedef struct case_part
 	int			keys_ok;
 } case_part;
 
-#define KEY_WORDS_MAX	TEST_MAX_WORDS
-
 #define PARTS_MAX		32
 #define PARTS_MIN_ROWS	((size_t) 1 << 20)	/* fewer rows: one part */
 
@@ -721,7 +719,7 @@ main(int argc, char **argv)
 	{
 		/* the widest keys (a text key's 32 bytes and its NULL word): radix, and auto's choice */
 		const size_t wide_n[] = {1000, 100003, 3000017};
-		const int	wide_words[] = {5, KEY_WORDS_MAX};
+		const int	wide_words[] = {5, TEST_MAX_WORDS};
 		int			before = failures,
 					ran = 0;
 
@@ -737,7 +735,7 @@ main(int argc, char **argv)
 							ran++;
 						}
 		if (ran)
-			printf("keys of 5 and %d words: %s\n", KEY_WORDS_MAX, failures == before ? "ok" : "FAILED");
+			printf("keys of 5 and %d words: %s\n", TEST_MAX_WORDS, failures == before ? "ok" : "FAILED");
 	}
 	{
 		/* key ranges of every width: each shape of pass plan */
