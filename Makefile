@@ -9,7 +9,7 @@
 
 EXTENSION = gpusort
 MODULE_big = gpusort
-DATA = gpusort--1.0.sql gpusort--1.0--1.1.sql
+DATA = gpusort--1.0.sql gpusort--1.0--1.1.sql gpusort--1.1--1.2.sql
 PGFILEDESC = "gpusort - sorting on NVIDIA GPUs"
 
 REGRESS = gpu_sort_basics gpu_sort_distributions gpu_sort_special_values gpusort_node gpusort_cost \
@@ -22,7 +22,7 @@ SRC_OBJS = src/gpusort.o src/guc.o src/sort_engine.o src/array_sort.o \
 	src/tuple_store.o src/column_store.o src/big_alloc.o src/gpusort_planner.o src/gpusort_cost.o \
 	src/plan_build.o src/relabeled_keys.o src/gpusort_node.o src/node_intake.o src/node_topk.o src/node_spill.o \
 	src/node_explain.o src/parallel_fill.o src/fill_bound.o src/device_opener.o \
-	src/collation_keys.o src/run_threads.o
+	src/collation_keys.o src/run_threads.o src/service_client.o src/service_worker.o
 
 # ICU sort keys need ICU's headers (libicu-dev), which a server built with
 # ICU includes from utils/pg_locale.h; without them such keys keep

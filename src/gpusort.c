@@ -9,6 +9,7 @@
 
 #include "fmgr.h"
 
+#include "gpu_service.h"
 #include "guc.h"
 #include "gpusort_node.h"
 #include "parallel_fill.h"
@@ -20,6 +21,7 @@ PG_MODULE_MAGIC;
 gpusort_phase_hook_type gpusort_phase_hook = NULL;
 gpusort_check_hook_type gpusort_check_hook = NULL;
 gpusort_write_hook_type gpusort_write_hook = NULL;
+const gpusort_service_emulation *gpusort_service_emulation_hook = NULL;
 
 void		_PG_init(void);
 
@@ -30,4 +32,5 @@ _PG_init(void)
 	gpusort_register_node();
 	gpusort_register_fill_node();
 	gpusort_install_planner_hook();
+	gpu_service_register();
 }

@@ -28,6 +28,8 @@ int			gpusort_gpu_job_memory = 0;
 int			gpusort_parallel_fill = GPUSORT_PARALLEL_FILL_AUTO;
 bool		gpusort_gather_leader_scans = true;
 bool		gpusort_verify_order = false;
+bool		gpusort_service = true;
+int			gpusort_service_queue_wait = 1000;
 
 Size
 gpusort_memory_limit(void)
@@ -167,6 +169,26 @@ gpusort_define_gucs(void)
 							0, MAX_KILOBYTES / 1024,
 							PGC_SUSET,
 							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusort.service",
+							 "Sends GPU sorts to the GPU service, where gpusort is in shared_preload_libraries.",
+							 "The service's background workers hold one CUDA context per GPU for all "
+							 "backends; off: this session opens the GPU itself.",
+							 &gpusort_service,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusort.service_queue_wait",
+							"Longest a sort waits in the GPU service's queue before it takes the CPU path.",
+							NULL,
+							&gpusort_service_queue_wait,
+							1000,
+							0, 3600 * 1000,
+							PGC_USERSET,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusort.gpu_reorder_min_rows",

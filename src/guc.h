@@ -42,6 +42,8 @@ extern bool gpusort_cost_model;
 extern int	gpusort_max_memory;	/* MB */
 extern int	gpusort_work_mem;	/* MB; -1: gpusort_max_memory */
 extern bool gpusort_verify_order;
+extern bool gpusort_service;	/* jobs to the GPU service where it runs */
+extern int	gpusort_service_queue_wait; /* ms */
 extern int	gpusort_gpu_reorder_min_rows;
 extern int	gpusort_gpu_job_memory;	/* MB; 0: no cap but the GPU's free memory */
 extern int	gpusort_parallel_fill;

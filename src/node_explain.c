@@ -148,6 +148,12 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									 state->run.pieces > 1 ?
 									 psprintf(", %d pieces", state->run.pieces) : ""), es);
 		ExplainPropertyText("Device Reason", state->run.device_reason, es);
+		if (state->run.via_service)
+			ExplainPropertyText("GPU Service",
+								show_times ?
+								psprintf("GPU %d, queue wait %.3f ms",
+										 state->run.service_device, state->run.queue_ms) :
+								psprintf("GPU %d", state->run.service_device), es);
 		if (state->has_fill)
 			ExplainPropertyInteger("Rows Stored by Workers", NULL, (int64) state->fill_rows, es);
 		if (state->run.algorithm_reason[0])
@@ -183,6 +189,12 @@ node_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Device Reason", state->run.device_reason, es);
 		ExplainPropertyText("Algorithm Reason", state->run.algorithm_reason, es);
 		ExplainPropertyInteger("Rows Sorted", NULL, (int64) state->rows_in, es);
+		if (state->run.via_service)
+		{
+			ExplainPropertyInteger("GPU Service Device", NULL, state->run.service_device, es);
+			if (show_times)
+				ExplainPropertyFloat("GPU Service Queue Wait", "ms", state->run.queue_ms, 3, es);
+		}
 		if (state->run.pieces > 1)
 			ExplainPropertyInteger("GPU Pieces", NULL, state->run.pieces, es);
 		if (state->has_fill)

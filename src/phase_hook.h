@@ -66,4 +66,24 @@ typedef int (*gpusort_write_hook_type) (void);
 
 extern PGDLLEXPORT gpusort_write_hook_type gpusort_write_hook;
 
+/*
+ * The test-only door to the GPU service (service_worker.c): a test module
+ * in shared_preload_libraries after gpusort sets it in its _PG_init, and
+ * the service's workers then run their jobs through run_job on `devices`
+ * emulated devices of `memory` bytes each instead of CUDA, so that the
+ * queue, cancels and failures are tested on machines without a GPU.
+ * run_job sorts n rows (stably, by words[0..nwords-1]) into perm, writes
+ * tie bits where tie_bits is not NULL (returning whether it did in
+ * *ties_done), and returns a gpusort_status value.  NULL in production.
+ */
+typedef struct gpusort_service_emulation
+{
+	int			devices;
+	Size		memory;
+	int			(*run_job) (int device, const uint32 *const *words, int nwords, Size n,
+							uint32 *perm, uint32 *tie_bits, bool *ties_done);
+} gpusort_service_emulation;
+
+extern PGDLLEXPORT const gpusort_service_emulation *gpusort_service_emulation_hook;
+
 #endif

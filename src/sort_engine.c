@@ -23,6 +23,7 @@
 #include "big_alloc.h"
 #include "cpu_radix.h"
 #include "device_opener.h"
+#include "gpu_service.h"
 #include "phase_hook.h"
 #include "run_threads.h"
 #include "../kernels/gpusort_kernels.h"
@@ -53,6 +54,16 @@ typedef struct JobGuard
 static bool
 gpusort_gpu_ready(const char **reason)
 {
+	if (gpu_service_in_use())
+	{
+		/* the service's workers hold the GPUs; this backend opens none */
+		int			devices = gpu_service_devices();
+
+		if (reason)
+			*reason = devices < 0 ? "the GPU service is starting" :
+				devices == 0 ? "the GPU service found no GPU" : NULL;
+		return devices > 0;
+	}
 	if (gpu_state == GPU_UNKNOWN)
 	{
 		DeviceOpenResult opened;
@@ -84,7 +95,8 @@ void
 gpusort_gpu_prepare(size_t n)
 {
 	if (gpu_state != GPU_UNKNOWN || gpusort_device == GPUSORT_DEVICE_CPU ||
-		gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU || IsParallelWorker())
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU || IsParallelWorker() ||
+		gpu_service_in_use())
 		return;
 	/* gpusort_sort_rows' choice: a small sort takes the CPU path unopened */
 	if (gpusort_device == GPUSORT_DEVICE_AUTO &&
@@ -106,9 +118,12 @@ gpusort_gpu_expected(void)
 bool
 gpusort_gpu_known_unusable(void)
 {
-	return gpusort_device == GPUSORT_DEVICE_CPU ||
-		gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU || IsParallelWorker() ||
-		gpu_state == GPU_ABSENT || gpu_state == GPU_BROKEN;
+	if (gpusort_device == GPUSORT_DEVICE_CPU ||
+		gpusort_algorithm_choice == GPUSORT_ALGORITHM_CPU || IsParallelWorker())
+		return true;
+	if (gpu_service_in_use())
+		return gpu_service_devices() == 0;
+	return gpu_state == GPU_ABSENT || gpu_state == GPU_BROKEN;
 }
 
 uint32 *
@@ -230,6 +245,18 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	gpusort_timing timing;
 
 	*failed = false;
+	if (gpu_service_in_use())
+	{
+		/* the service sorts; the rows' reorder stays on the CPU */
+		GpuServiceOutcome outcome = gpu_service_sort(words, nwords, n, perm, tie_bits,
+													 requested_algorithm(), run);
+
+		if (outcome == GPU_SERVICE_SORTED)
+			return true;
+		*failed = outcome == GPU_SERVICE_FAILED;
+		gpu_service_count_fallback(n);
+		return false;
+	}
 	st = gpusort_device_memory(&free_bytes, &total_bytes);
 	if (st == GPUSORT_OK && gpusort_job_device_bytes(n, nwords) > free_bytes)
 	{
@@ -329,7 +356,14 @@ gpu_piece_rows(size_t n, int nwords)
 				bytes;
 	size_t		m = Min(n, gpusort_job_max_rows());
 
-	if (gpusort_device_memory(&free_bytes, &total_bytes) != GPUSORT_OK)
+	if (gpu_service_in_use())
+	{
+		/* the most free memory of a service GPU (0: none runs, the job says so) */
+		free_bytes = gpu_service_job_bytes_limit();
+		if (free_bytes == 0)
+			return n;
+	}
+	else if (gpusort_device_memory(&free_bytes, &total_bytes) != GPUSORT_OK)
 		return n;				/* the job itself will meet the error */
 	limit = free_bytes;
 	if (gpusort_gpu_job_memory > 0)
@@ -425,6 +459,7 @@ gpu_sort_pieces(const uint32 *const *words, int nwords, size_t n, size_t piece, 
 		run->to_device_ms += one.to_device_ms;
 		run->sort_ms += one.sort_ms;
 		run->from_device_ms += one.from_device_ms;
+		run->queue_ms += one.queue_ms;
 		run->passes = Max(run->passes, one.passes);
 		next[p] = first;
 		end[p] = first + m;
@@ -462,6 +497,8 @@ gpu_sort_pieces(const uint32 *const *words, int nwords, size_t n, size_t piece, 
 	}
 	run->on_gpu = true;
 	run->device_name = one.device_name;
+	run->via_service = one.via_service;
+	run->service_device = one.service_device;
 	run->algorithm = one.algorithm;
 	run->pieces = k;
 	snprintf(run->algorithm_reason, sizeof(run->algorithm_reason),

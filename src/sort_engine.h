@@ -21,6 +21,9 @@ typedef struct GpuSortRun
 	double		sort_ms;
 	double		from_device_ms;
 	bool		tie_bits_done;	/* the GPU wrote the tie bits asked for */
+	bool		via_service;	/* sorted by the GPU service (gpu_service.h) */
+	int			service_device; /* its GPU's ordinal, where via_service */
+	double		queue_ms;		/* waited in the service's queue, where via_service */
 } GpuSortRun;
 
 /*

@@ -35,13 +35,15 @@ cp -r test/t "$testdir/t"
 # PostgreSQL
 make -s -C test/test_modules clean PG_CONFIG="$PG_CONFIG"
 make -s -C test/test_modules PG_CONFIG="$PG_CONFIG"
-cp test/test_modules/gpusort_fault_injection.so test/test_modules/gpusort_phase_wait.so "$testdir/"
+cp test/test_modules/gpusort_fault_injection.so test/test_modules/gpusort_phase_wait.so \
+	test/test_modules/gpusort_service_emulation.so "$testdir/"
 chmod -R a+rX "$testdir"
 keep=${GPUSORT_TAP_KEEP:-}
 status=0
 (cd "$testdir" && "${run[@]}" env PATH="$bindir:$PATH" TESTDIR="$testdir" \
 	GPUSORT_FAULT_LIB="$testdir/gpusort_fault_injection.so" \
 	GPUSORT_PHASE_LIB="$testdir/gpusort_phase_wait.so" \
+	GPUSORT_SERVICE_LIB="$testdir/gpusort_service_emulation.so" \
 	PG_REGRESS="$pgxs_dir/src/test/regress/pg_regress" \
 	prove -I "$pgxs_dir/src/test/perl" -I t --timer ${PROVE_FLAGS:-} "${tests[@]/#test\//}") || status=$?
 if [ $status -ne 0 ] || [ -n "$keep" ]; then

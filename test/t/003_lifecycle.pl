@@ -69,7 +69,8 @@ is($node->safe_psql('dst', "SELECT extversion FROM pg_extension WHERE extname = 
 	$node->safe_psql('src', "SELECT extversion FROM pg_extension WHERE extname = 'gpusort'"),
 	'the restored database has the extension');
 
-# an upgrade from 1.0 (int4 and float4 arrays) to 1.1 (any element type)
+# an upgrade from 1.0 (int4 and float4 arrays) through 1.1 (any element
+# type) to 1.2 (the gpusort_stat view)
 $node->safe_psql('postgres', 'CREATE DATABASE upgrade');
 is($node->safe_psql('upgrade', q{
 CREATE EXTENSION gpusort VERSION '1.0';
@@ -78,7 +79,9 @@ ALTER EXTENSION gpusort UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'gpusort';
 SELECT gpu_sort(ARRAY['b', 'a', NULL, 'B']::text[] COLLATE "C");
 SELECT gpu_sort(ARRAY[1.50, -2, 'NaN']::numeric[], true);
-}), "2\n1.1\n{B,a,b,NULL}\n{NaN,1.50,-2}", 'ALTER EXTENSION UPDATE from 1.0: gpu_sort() of any type');
+SELECT count(*) > 0 FROM gpusort_stat WHERE name = 'CPU path';
+}), "2\n1.2\n{B,a,b,NULL}\n{NaN,1.50,-2}\nt",
+	'ALTER EXTENSION UPDATE from 1.0: gpu_sort() of any type, gpusort_stat');
 
 # cursors, generic plans and savepoints: the same output as the native Sort
 my $script = q{

@@ -16,7 +16,10 @@ use Test::More;
 use GpuSortTest;
 
 my $lib = $ENV{GPUSORT_FAULT_LIB} or plan skip_all => 'GPUSORT_FAULT_LIB not set (test/tap.sh sets it)';
+# the backend's own CUDA calls: the per-backend path (the service's
+# failures: test/t/009_gpu_service.pl)
 my $node = GpuSortTest::new_node('faults', qq{
+gpusort.service = off
 max_parallel_workers_per_gather = 0
 gpusort.gpu_min_elements = 0
 gpusort.gpu_reorder_min_rows = 0

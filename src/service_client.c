@@ -1,0 +1,458 @@
+/*
+ * service_client.c -- the backends' side of the GPU service (gpu_service.h):
+ * its shared memory, sending a job and waiting for it, and the
+ * gpusort_stat view.
+ *
+ * A job's key words go into a DSM segment the backend creates; the
+ * permutation and tie bits come back in the same segment.  While it waits
+ * the backend answers cancels: it then withdraws a queued job, or leaves a
+ * running one to the worker, which frees the slot when the job ends.  A
+ * backend that exits does the same from a before_shmem_exit callback.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/parallel.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "gpu_service.h"
+#include "guc.h"
+#include "phase_hook.h"
+#include "service_shared.h"
+
+ServiceShared *service_shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static bool exit_callback_set = false;
+static bool warned_unavailable = false;
+
+/* the devices' names as this backend last read them, for GpuSortRun.device_name */
+static char device_names[SERVICE_MAX_DEVICES][256];
+
+static void
+service_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(ServiceShared)));
+}
+
+static void
+service_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	service_shared = ShmemInitStruct("gpusort GPU service", sizeof(ServiceShared), &found);
+	if (!found)
+	{
+		memset(service_shared, 0, sizeof(ServiceShared));
+		SpinLockInit(&service_shared->mutex);
+		service_shared->ndevices = -1;
+		service_shared->next_job_id = 1;
+		for (int i = 0; i < SERVICE_SLOTS; i++)
+			service_shared->slots[i].device = -1;
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+gpu_service_register(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = service_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = service_shmem_startup;
+	service_register_worker(0, false);
+}
+
+bool
+gpu_service_in_use(void)
+{
+	return service_shared != NULL && gpusort_service && !IsParallelWorker();
+}
+
+int
+gpu_service_devices(void)
+{
+	int			n;
+
+	if (service_shared == NULL)
+		return -1;
+	SpinLockAcquire(&service_shared->mutex);
+	n = service_shared->ndevices;
+	SpinLockRelease(&service_shared->mutex);
+	return n;
+}
+
+size_t
+gpu_service_job_bytes_limit(void)
+{
+	Size		most = 0;
+
+	if (service_shared == NULL)
+		return 0;
+	SpinLockAcquire(&service_shared->mutex);
+	for (int i = 0; i < SERVICE_MAX_DEVICES; i++)
+		if (service_shared->devices[i].ready)
+			most = Max(most, service_shared->devices[i].free_bytes);
+	SpinLockRelease(&service_shared->mutex);
+	return most;
+}
+
+void
+gpu_service_count_fallback(size_t n)
+{
+	if (service_shared == NULL)
+		return;
+	SpinLockAcquire(&service_shared->mutex);
+	service_shared->fallback_jobs++;
+	service_shared->fallback_rows += n;
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/* At backend exit: withdraw or abandon this backend's jobs. */
+static void
+abandon_my_jobs(int code, Datum arg)
+{
+	if (service_shared == NULL)
+		return;
+	SpinLockAcquire(&service_shared->mutex);
+	for (int i = 0; i < SERVICE_SLOTS; i++)
+	{
+		ServiceSlot *slot = &service_shared->slots[i];
+
+		if (slot->owner_pid != MyProcPid || slot->state == SLOT_FREE)
+			continue;
+		slot->state = slot->state == SLOT_RUNNING ? SLOT_ABANDONED :
+			slot->state == SLOT_ABANDONED ? SLOT_ABANDONED : SLOT_FREE;
+	}
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/* Withdraw (queued, done) or abandon (running) the job in slotno, if still ours. */
+static void
+release_job(int slotno, uint64 job_id)
+{
+	ServiceSlot *slot = &service_shared->slots[slotno];
+
+	SpinLockAcquire(&service_shared->mutex);
+	if (slot->job_id == job_id)
+	{
+		if (slot->state == SLOT_RUNNING)
+			slot->state = SLOT_ABANDONED;
+		else if (slot->state == SLOT_QUEUED || slot->state == SLOT_DONE)
+			slot->state = SLOT_FREE;
+	}
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/* Whether any device's worker takes jobs now. */
+static bool
+any_device_ready(void)
+{
+	bool		ready = false;
+
+	SpinLockAcquire(&service_shared->mutex);
+	for (int i = 0; i < SERVICE_MAX_DEVICES && !ready; i++)
+		ready = service_shared->devices[i].ready;
+	SpinLockRelease(&service_shared->mutex);
+	return ready;
+}
+
+/* Queue a job in a free slot: its number, or -1 if every slot is taken. */
+static pg_noinline int
+queue_job(dsm_segment *seg, size_t n, int nwords, bool want_ties,
+		  gpusort_algorithm algorithm, uint64 *job_id)
+{
+	int			slotno = -1;
+	PGPROC	   *wake[SERVICE_MAX_DEVICES];
+	int			nwake = 0;
+
+	SpinLockAcquire(&service_shared->mutex);
+	for (int i = 0; i < SERVICE_SLOTS; i++)
+		if (service_shared->slots[i].state == SLOT_FREE)
+		{
+			ServiceSlot *slot = &service_shared->slots[i];
+
+			slotno = i;
+			slot->job_id = *job_id = service_shared->next_job_id++;
+			slot->owner = MyProc;
+			slot->owner_pid = MyProcPid;
+			slot->segment = dsm_segment_handle(seg);
+			slot->n = n;
+			slot->nwords = nwords;
+			slot->want_ties = want_ties;
+			slot->algorithm = algorithm;
+			slot->device_bytes = gpusort_job_device_bytes(n, nwords);
+			slot->queued_at = GetCurrentTimestamp();
+			slot->device = -1;
+			slot->status = GPUSORT_OK;
+			slot->ties_done = false;
+			slot->queue_ms = 0;
+			slot->detail[0] = '\0';
+			slot->state = SLOT_QUEUED;
+			break;
+		}
+	if (slotno >= 0)
+		for (int i = 0; i < SERVICE_MAX_DEVICES; i++)
+			if (service_shared->devices[i].ready && service_shared->devices[i].proc != NULL)
+				wake[nwake++] = service_shared->devices[i].proc;
+	SpinLockRelease(&service_shared->mutex);
+	for (int i = 0; i < nwake; i++)
+		SetLatch(&wake[i]->procLatch);
+	return slotno;
+}
+
+/*
+ * Wait until the job is done (true, *result a copy of the slot) or, while
+ * still queued, until gpusort.service_queue_wait has passed or no device
+ * is left to take it (false: withdrawn).  Answers cancels.
+ */
+static bool
+wait_for_job(int slotno, uint64 job_id, ServiceSlot *result)
+{
+	ServiceSlot *slot = &service_shared->slots[slotno];
+	TimestampTz start = GetCurrentTimestamp();
+
+	for (;;)
+	{
+		ServiceSlotState state;
+		bool		withdrawn = false;
+
+		SpinLockAcquire(&service_shared->mutex);
+		Assert(slot->job_id == job_id);
+		state = slot->state;
+		if (state == SLOT_DONE)
+			*result = *slot;
+		SpinLockRelease(&service_shared->mutex);
+		if (state == SLOT_DONE)
+			return true;
+		if (state == SLOT_QUEUED &&
+			(TimestampDifferenceExceeds(start, GetCurrentTimestamp(), gpusort_service_queue_wait) ||
+			 !any_device_ready()))
+		{
+			SpinLockAcquire(&service_shared->mutex);
+			if (slot->state == SLOT_QUEUED)
+			{
+				slot->state = SLOT_FREE;
+				withdrawn = true;
+			}
+			SpinLockRelease(&service_shared->mutex);
+			if (withdrawn)
+				return false;
+			continue;			/* a device took it meanwhile */
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+GpuServiceOutcome
+gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
+				 uint32 *tie_bits, gpusort_algorithm algorithm, GpuSortRun *run)
+{
+	Size		bytes = service_segment_bytes(n, nwords, tie_bits != NULL);
+	dsm_segment *seg;
+	uint32	   *base;
+	uint64		job_id = 0;
+	int			slotno;
+	bool		done;
+	ServiceSlot result;
+	TimestampTz copied;
+
+	if (!any_device_ready())
+	{
+		run->device_reason = "the GPU service is not running";
+		if (!warned_unavailable)
+			ereport(WARNING,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("gpusort: the GPU service is not running, using the CPU path"),
+					 errhint("The postmaster restarts it; sorts use the GPU again once it runs.")));
+		warned_unavailable = true;
+		return GPU_SERVICE_UNAVAILABLE;
+	}
+	warned_unavailable = false;
+	if (!exit_callback_set)
+	{
+		before_shmem_exit(abandon_my_jobs, (Datum) 0);
+		exit_callback_set = true;
+	}
+
+	seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (seg == NULL)
+	{
+		run->device_reason = "no shared memory segment left for a GPU service job";
+		return GPU_SERVICE_NOT_PLACED;
+	}
+	base = dsm_segment_address(seg);
+	gpusort_phase_begin("to_device");
+	copied = GetCurrentTimestamp();
+	for (int w = 0; w < nwords; w++)
+	{
+		memcpy(base + (Size) w * n, words[w], n * sizeof(uint32));
+		CHECK_FOR_INTERRUPTS();
+	}
+	run->to_device_ms = (double) (GetCurrentTimestamp() - copied) / 1000.0;
+
+	slotno = queue_job(seg, n, nwords, tie_bits != NULL, algorithm, &job_id);
+	if (slotno < 0)
+	{
+		dsm_detach(seg);
+		run->device_reason = "the GPU service's queue is full";
+		return GPU_SERVICE_NOT_PLACED;
+	}
+	gpusort_phase_begin("device_sort");
+	{
+		/* what the cleanup after a cancel or error reads */
+		volatile int vslot = slotno;
+		volatile uint64 vjob = job_id;
+		dsm_segment *volatile vseg = seg;
+
+		PG_TRY();
+		{
+			done = wait_for_job(slotno, job_id, &result);
+		}
+		PG_CATCH();
+		{
+			release_job(vslot, vjob);
+			dsm_detach(vseg);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+	}
+
+	if (!done)
+	{
+		dsm_detach(seg);
+		run->device_reason = "no GPU of the service took the job within gpusort.service_queue_wait";
+		return GPU_SERVICE_NOT_PLACED;
+	}
+	gpusort_phase_begin("from_device");
+	if (result.status == GPUSORT_OK)
+	{
+		const uint32 *out = base + (Size) nwords * n;
+
+		copied = GetCurrentTimestamp();
+		memcpy(perm, out, n * sizeof(uint32));
+		if (tie_bits != NULL && result.ties_done)
+			memcpy(tie_bits, out + n, GPUSORT_TIE_BITS_BYTES(n));
+		run->from_device_ms = (double) (GetCurrentTimestamp() - copied) / 1000.0;
+	}
+	release_job(slotno, job_id);
+	dsm_detach(seg);
+
+	if (result.status != GPUSORT_OK)
+	{
+		ereport(WARNING,
+				(errcode(result.status == GPUSORT_ERR_OUT_OF_MEMORY ?
+						 ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+				 errmsg("gpusort: the GPU service failed a sort of %zu rows, using the CPU path", n),
+				 errdetail("%s: %s", gpusort_status_message(result.status), result.detail)));
+		run->device_reason = "GPU failure";
+		return GPU_SERVICE_FAILED;
+	}
+
+	SpinLockAcquire(&service_shared->mutex);
+	strlcpy(device_names[result.device], service_shared->devices[result.device].name,
+			sizeof(device_names[result.device]));
+	SpinLockRelease(&service_shared->mutex);
+	run->on_gpu = true;
+	run->via_service = true;
+	run->service_device = result.device;
+	run->queue_ms = result.queue_ms;
+	run->device_name = device_names[result.device];
+	run->algorithm = gpusort_algorithm_name(result.timing.algorithm);
+	strlcpy(run->algorithm_reason, result.timing.algorithm_reason, sizeof(run->algorithm_reason));
+	run->passes = result.timing.digit_passes;
+	run->to_device_ms += result.timing.to_device_ms;
+	run->sort_ms = result.timing.sort_ms;
+	run->from_device_ms += result.timing.from_device_ms;
+	run->tie_bits_done = tie_bits != NULL && result.ties_done;
+	return GPU_SERVICE_SORTED;
+}
+
+/*
+ * gpusort_stat(): one row per GPU of the service, and one for the jobs
+ * that took the CPU path because the service could not run them.  No rows
+ * where gpusort is not in shared_preload_libraries.
+ */
+PG_FUNCTION_INFO_V1(gpusort_stat);
+
+Datum
+gpusort_stat(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ServiceShared *copy;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (service_shared == NULL)
+		return (Datum) 0;
+	copy = palloc(sizeof(ServiceShared));
+	SpinLockAcquire(&service_shared->mutex);
+	memcpy(copy, service_shared, sizeof(ServiceShared));
+	SpinLockRelease(&service_shared->mutex);
+
+	for (int d = 0; d < Max(copy->ndevices, 0); d++)
+	{
+		ServiceDevice *dev = &copy->devices[d];
+		Datum		values[13];
+		bool		nulls[13] = {0};
+		int			queued = 0,
+					running = 0;
+
+		for (int i = 0; i < SERVICE_SLOTS; i++)
+		{
+			if (copy->slots[i].state == SLOT_QUEUED)
+				queued++;
+			else if ((copy->slots[i].state == SLOT_RUNNING ||
+					  copy->slots[i].state == SLOT_ABANDONED) && copy->slots[i].device == d)
+				running++;
+		}
+		values[0] = Int32GetDatum(d);
+		values[1] = CStringGetTextDatum(dev->name[0] ? dev->name : "(not open)");
+		values[2] = Int32GetDatum(dev->pid);
+		nulls[2] = dev->pid == 0;
+		values[3] = Int64GetDatum((int64) dev->jobs);
+		values[4] = Int64GetDatum((int64) dev->rows);
+		values[5] = Int64GetDatum((int64) dev->bytes);
+		values[6] = Float8GetDatum(dev->queue_wait_ms);
+		values[7] = Int32GetDatum(queued);	/* the queue is shared by the devices */
+		values[8] = Int32GetDatum(running);
+		values[9] = Int64GetDatum((int64) (dev->total_bytes - Min(dev->free_bytes, dev->total_bytes)));
+		values[10] = Int64GetDatum((int64) dev->total_bytes);
+		values[11] = Int64GetDatum((int64) dev->failures);
+		values[12] = Int64GetDatum((int64) dev->restarts);
+		nulls[9] = nulls[10] = dev->total_bytes == 0;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	{
+		Datum		values[13];
+		bool		nulls[13];
+
+		memset(nulls, true, sizeof(nulls));
+		values[1] = CStringGetTextDatum("CPU path");
+		values[3] = Int64GetDatum((int64) copy->fallback_jobs);
+		values[4] = Int64GetDatum((int64) copy->fallback_rows);
+		nulls[1] = nulls[3] = nulls[4] = false;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(copy);
+	return (Datum) 0;
+}
