@@ -161,17 +161,20 @@ release_job(int slotno, uint64 job_id)
 	SpinLockRelease(&service_shared->mutex);
 }
 
-/* Whether any device's worker takes jobs now. */
+/*
+ * Whether any device's worker runs: it takes jobs, or will once its device
+ * is open (a job queued meanwhile waits for it).
+ */
 static bool
-any_device_ready(void)
+any_device_running(void)
 {
-	bool		ready = false;
+	bool		running = false;
 
 	SpinLockAcquire(&service_shared->mutex);
-	for (int i = 0; i < SERVICE_MAX_DEVICES && !ready; i++)
-		ready = service_shared->devices[i].ready;
+	for (int i = 0; i < SERVICE_MAX_DEVICES && !running; i++)
+		running = service_shared->devices[i].pid != 0;
 	SpinLockRelease(&service_shared->mutex);
-	return ready;
+	return running;
 }
 
 /* Queue a job in a free slot: its number, or -1 if every slot is taken. */
@@ -210,7 +213,7 @@ queue_job(dsm_segment *seg, size_t n, int nwords, bool want_ties,
 		}
 	if (slotno >= 0)
 		for (int i = 0; i < SERVICE_MAX_DEVICES; i++)
-			if (service_shared->devices[i].ready && service_shared->devices[i].proc != NULL)
+			if (service_shared->devices[i].proc != NULL)
 				wake[nwake++] = service_shared->devices[i].proc;
 	SpinLockRelease(&service_shared->mutex);
 	for (int i = 0; i < nwake; i++)
@@ -244,7 +247,7 @@ wait_for_job(int slotno, uint64 job_id, ServiceSlot *result)
 			return true;
 		if (state == SLOT_QUEUED &&
 			(TimestampDifferenceExceeds(start, GetCurrentTimestamp(), gpusort_service_queue_wait) ||
-			 !any_device_ready()))
+			 !any_device_running()))
 		{
 			SpinLockAcquire(&service_shared->mutex);
 			if (slot->state == SLOT_QUEUED)
@@ -277,7 +280,7 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	ServiceSlot result;
 	TimestampTz copied;
 
-	if (!any_device_ready())
+	if (!any_device_running())
 	{
 		run->device_reason = "the GPU service is not running";
 		if (!warned_unavailable)
