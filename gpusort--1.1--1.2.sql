@@ -28,3 +28,4 @@ CREATE VIEW gpusort_stat AS SELECT * FROM gpusort_stat();
 REVOKE ALL ON FUNCTION gpusort_stat() FROM PUBLIC;
 REVOKE ALL ON gpusort_stat FROM PUBLIC;
 GRANT SELECT ON gpusort_stat TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION gpusort_stat() TO pg_read_all_stats;

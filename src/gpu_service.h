@@ -46,6 +46,7 @@ typedef enum GpuServiceOutcome
 {
 	GPU_SERVICE_SORTED,			/* perm (and tie bits, if run->tie_bits_done) written */
 	GPU_SERVICE_NOT_PLACED,		/* no device took it in time, or no slot: CPU path */
+	GPU_SERVICE_NO_SHARED_MEMORY,	/* no room for its segment: this backend's own GPU */
 	GPU_SERVICE_UNAVAILABLE,	/* no service running, or no GPU: CPU path */
 	GPU_SERVICE_FAILED			/* the device failed the job: CPU path, WARNING given */
 } GpuServiceOutcome;

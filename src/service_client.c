@@ -24,6 +24,10 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include <sys/statvfs.h>
+
+#include "storage/dsm_impl.h"
+
 #include "gpu_service.h"
 #include "guc.h"
 #include "phase_hook.h"
@@ -62,6 +66,7 @@ service_shmem_startup(void)
 		SpinLockInit(&service_shared->mutex);
 		service_shared->ndevices = -1;
 		service_shared->next_job_id = 1;
+		service_shared->initialized_at = GetCurrentTimestamp();
 		for (int i = 0; i < SERVICE_SLOTS; i++)
 			service_shared->slots[i].device = -1;
 	}
@@ -80,10 +85,49 @@ gpu_service_register(void)
 	service_register_worker(0, false);
 }
 
+/* how long the first worker may take to start before the service counts as absent */
+#define SERVICE_START_GRACE_MS 10000
+
+/*
+ * Whether the service's first worker never started, well after the
+ * shared memory was made: too few max_worker_processes, or single-user
+ * mode.  Then each session opens the GPU itself (one WARNING).
+ */
+static bool
+service_never_started(void)
+{
+	static bool seen_started = false;
+	static bool warned = false;
+	bool		started;
+	TimestampTz since;
+
+	if (seen_started)
+		return false;
+	SpinLockAcquire(&service_shared->mutex);
+	started = service_shared->devices[0].started;
+	since = service_shared->initialized_at;
+	SpinLockRelease(&service_shared->mutex);
+	if (started)
+	{
+		seen_started = true;
+		return false;
+	}
+	if (!TimestampDifferenceExceeds(since, GetCurrentTimestamp(), SERVICE_START_GRACE_MS))
+		return false;
+	if (!warned)
+		ereport(WARNING,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("gpusort: the GPU service has not started; this session opens the GPU itself"),
+				 errhint("The service needs a background worker per GPU: raise max_worker_processes.")));
+	warned = true;
+	return true;
+}
+
 bool
 gpu_service_in_use(void)
 {
-	return service_shared != NULL && gpusort_service && !IsParallelWorker();
+	return service_shared != NULL && gpusort_service && !IsParallelWorker() &&
+		!service_never_started();
 }
 
 int
@@ -175,6 +219,22 @@ any_device_running(void)
 		running = service_shared->devices[i].pid != 0;
 	SpinLockRelease(&service_shared->mutex);
 	return running;
+}
+
+/*
+ * Whether a segment of `bytes` fits the shared memory file system (POSIX
+ * segments live in /dev/shm, 64 MB in a default Docker container: past
+ * its room, creating one is an ERROR, not a NULL).
+ */
+static bool
+segment_fits(Size bytes)
+{
+	struct statvfs fs;
+
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX || statvfs("/dev/shm", &fs) != 0)
+		return true;
+	/* half of what is left: room for others' segments */
+	return bytes <= (Size) fs.f_bavail * fs.f_frsize / 2;
 }
 
 /* Queue a job in a free slot: its number, or -1 if every slot is taken. */
@@ -298,11 +358,16 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		exit_callback_set = true;
 	}
 
+	if (!segment_fits(bytes))
+	{
+		run->device_reason = "too little shared memory (/dev/shm) for a GPU service job";
+		return GPU_SERVICE_NO_SHARED_MEMORY;
+	}
 	seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (seg == NULL)
 	{
 		run->device_reason = "no shared memory segment left for a GPU service job";
-		return GPU_SERVICE_NOT_PLACED;
+		return GPU_SERVICE_NO_SHARED_MEMORY;
 	}
 	base = dsm_segment_address(seg);
 	gpusort_phase_begin("to_device");
@@ -321,7 +386,6 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		run->device_reason = "the GPU service's queue is full";
 		return GPU_SERVICE_NOT_PLACED;
 	}
-	gpusort_phase_begin("device_sort");
 	{
 		/* what the cleanup after a cancel or error reads */
 		volatile int vslot = slotno;
@@ -330,7 +394,10 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 
 		PG_TRY();
 		{
+			gpusort_phase_begin("device_sort");
 			done = wait_for_job(slotno, job_id, &result);
+			if (done)
+				gpusort_phase_begin("from_device");
 		}
 		PG_CATCH();
 		{
@@ -347,7 +414,6 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		run->device_reason = "no GPU of the service took the job within gpusort.service_queue_wait";
 		return GPU_SERVICE_NOT_PLACED;
 	}
-	gpusort_phase_begin("from_device");
 	if (result.status == GPUSORT_OK)
 	{
 		const uint32 *out = base + (Size) nwords * n;
@@ -407,9 +473,15 @@ gpusort_stat(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (service_shared == NULL)
 		return (Datum) 0;
+	/* the counters, devices and each slot's state and device (not its result) */
 	copy = palloc(sizeof(ServiceShared));
 	SpinLockAcquire(&service_shared->mutex);
-	memcpy(copy, service_shared, sizeof(ServiceShared));
+	memcpy(copy, service_shared, offsetof(ServiceShared, slots));
+	for (int i = 0; i < SERVICE_SLOTS; i++)
+	{
+		copy->slots[i].state = service_shared->slots[i].state;
+		copy->slots[i].device = service_shared->slots[i].device;
+	}
 	SpinLockRelease(&service_shared->mutex);
 
 	for (int d = 0; d < Max(copy->ndevices, 0); d++)

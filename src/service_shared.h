@@ -27,6 +27,7 @@
 #include "storage/dsm.h"
 #include "storage/proc.h"
 #include "storage/spin.h"
+#include "utils/timestamp.h"
 
 #include "sort_engine.h"
 #include "../kernels/gpusort_kernels.h"
@@ -60,6 +61,7 @@ typedef struct ServiceSlot
 	Size		device_bytes;	/* gpusort_job_device_bytes(n, nwords) */
 	TimestampTz queued_at;
 	int			device;			/* the device running it, -1 before */
+	int			runner_pid;		/* the worker running it (two workers may briefly claim one device) */
 	/* the result, written by the worker before DONE */
 	gpusort_status status;
 	bool		ties_done;
@@ -90,6 +92,7 @@ typedef struct ServiceDevice
 typedef struct ServiceShared
 {
 	slock_t		mutex;
+	TimestampTz initialized_at; /* shared memory made (postmaster start or crash reset) */
 	int			ndevices;		/* -1 until the first worker has counted them */
 	uint64		next_job_id;
 	uint64		fallback_jobs;	/* jobs backends ran on the CPU as the service could not */
@@ -113,6 +116,6 @@ service_segment_bytes(Size n, int nwords, bool ties)
 extern PGDLLEXPORT void gpusort_service_main(Datum main_arg);
 
 /* register the worker of one device ordinal (service_worker.c); dynamic past postmaster start */
-extern void service_register_worker(int ordinal, bool dynamic);
+extern bool service_register_worker(int ordinal, bool dynamic);
 
 #endif

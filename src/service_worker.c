@@ -35,9 +35,7 @@
 /* how long an idle worker sleeps between looks at the queue (a new job sets its latch) */
 #define SERVICE_IDLE_WAIT_MS 1000
 
-static int	my_ordinal = -1;
-
-void
+bool
 service_register_worker(int ordinal, bool dynamic)
 {
 	BackgroundWorker worker;
@@ -53,12 +51,17 @@ service_register_worker(int ordinal, bool dynamic)
 	snprintf(worker.bgw_type, BGW_MAXLEN, "gpusort service");
 	worker.bgw_main_arg = Int32GetDatum(ordinal);
 	if (!dynamic)
+	{
 		RegisterBackgroundWorker(&worker);
-	else if (!RegisterDynamicBackgroundWorker(&worker, NULL))
-		ereport(WARNING,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("gpusort: could not start the GPU service for GPU %d", ordinal),
-				 errhint("Raise max_worker_processes: the service needs one per GPU.")));
+		return true;
+	}
+	if (RegisterDynamicBackgroundWorker(&worker, NULL))
+		return true;
+	ereport(WARNING,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("gpusort: could not start the GPU service for GPU %d", ordinal),
+			 errhint("Raise max_worker_processes: the service needs one per GPU.")));
+	return false;
 }
 
 /*
@@ -78,7 +81,8 @@ worker_exit(int code, Datum arg)
 	{
 		ServiceSlot *slot = &service_shared->slots[i];
 
-		if (slot->device != ordinal)
+		if (slot->runner_pid != MyProcPid ||
+			(slot->state != SLOT_RUNNING && slot->state != SLOT_ABANDONED))
 			continue;
 		if (slot->state == SLOT_ABANDONED)
 			slot->state = SLOT_FREE;
@@ -93,12 +97,49 @@ worker_exit(int code, Datum arg)
 			dev->failures++;
 		}
 	}
-	dev->pid = 0;
-	dev->proc = NULL;
-	dev->ready = false;
+	if (dev->pid == MyProcPid)
+	{
+		dev->pid = 0;
+		dev->proc = NULL;
+		dev->ready = false;
+	}
 	SpinLockRelease(&service_shared->mutex);
 	for (int i = 0; i < nwake; i++)
 		SetLatch(&wake[i]->procLatch);
+}
+
+/* The GPUs worker 0 counted (-1: not yet). */
+static int
+gpu_count(void)
+{
+	int			count;
+
+	SpinLockAcquire(&service_shared->mutex);
+	count = service_shared->ndevices;
+	SpinLockRelease(&service_shared->mutex);
+	return count;
+}
+
+/* The device's free memory now (other processes' use changes it), published too. */
+static Size
+refresh_free_bytes(int ordinal)
+{
+	ServiceDevice *dev = &service_shared->devices[ordinal];
+	size_t		free_b = 0,
+				total_b = 0;
+	Size		result;
+
+	if (gpusort_service_emulation_hook == NULL &&
+		gpusort_device_memory(&free_b, &total_b) == GPUSORT_OK)
+	{
+		SpinLockAcquire(&service_shared->mutex);
+		dev->free_bytes = free_b;
+		SpinLockRelease(&service_shared->mutex);
+	}
+	SpinLockAcquire(&service_shared->mutex);
+	result = dev->free_bytes;
+	SpinLockRelease(&service_shared->mutex);
+	return result;
 }
 
 /* Sleep until a job may have come, answering a terminate. */
@@ -111,13 +152,40 @@ wait_for_work(void)
 	CHECK_FOR_INTERRUPTS();
 }
 
-/* Count the GPUs (worker 0) and register a worker for each one past the first. */
+/*
+ * Register a worker for each counted GPU past the first that has none
+ * (worker 0, at start and when idle: a registration that failed for lack
+ * of worker slots is tried again).
+ */
+static void
+launch_workers(void)
+{
+	bool		launch[SERVICE_MAX_DEVICES] = {0};
+	int			count;
+
+	SpinLockAcquire(&service_shared->mutex);
+	count = service_shared->ndevices;
+	for (int i = 1; i < count; i++)
+	{
+		launch[i] = !service_shared->devices[i].launched;
+		service_shared->devices[i].launched = true;
+	}
+	SpinLockRelease(&service_shared->mutex);
+	for (int i = 1; i < count; i++)
+		if (launch[i] && !service_register_worker(i, true))
+		{
+			SpinLockAcquire(&service_shared->mutex);
+			service_shared->devices[i].launched = false;
+			SpinLockRelease(&service_shared->mutex);
+		}
+}
+
+/* Count the GPUs (worker 0); a driver error ends the worker, to count again at its restart. */
 static int
 count_devices(void)
 {
 	const gpusort_service_emulation *emu = gpusort_service_emulation_hook;
 	int			count = 0;
-	bool		launch[SERVICE_MAX_DEVICES] = {0};
 
 	if (emu != NULL)
 		count = emu->devices;
@@ -125,15 +193,14 @@ count_devices(void)
 	{
 		gpusort_status st = gpusort_device_count(&count);
 
-		if (st != GPUSORT_OK)
-		{
-			if (st != GPUSORT_ERR_NO_DEVICE)
-				ereport(LOG,
-						(errmsg("gpusort service: could not count the GPUs: %s",
-								gpusort_status_message(st)),
-						 errdetail("%s", gpusort_error_detail())));
+		if (st == GPUSORT_ERR_NO_DEVICE)
 			count = 0;
-		}
+		else if (st != GPUSORT_OK)
+			ereport(FATAL,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("gpusort service: could not count the GPUs: %s",
+							gpusort_status_message(st)),
+					 errdetail("%s", gpusort_error_detail())));
 	}
 	if (count > SERVICE_MAX_DEVICES)
 	{
@@ -144,15 +211,8 @@ count_devices(void)
 	}
 	SpinLockAcquire(&service_shared->mutex);
 	service_shared->ndevices = count;
-	for (int i = 1; i < count; i++)
-	{
-		launch[i] = !service_shared->devices[i].launched;
-		service_shared->devices[i].launched = true;
-	}
 	SpinLockRelease(&service_shared->mutex);
-	for (int i = 1; i < count; i++)
-		if (launch[i])
-			service_register_worker(i, true);
+	launch_workers();
 	return count;
 }
 
@@ -217,7 +277,9 @@ take_job(int ordinal, Size free_bytes, ServiceSlot *job)
 
 		slot->state = SLOT_RUNNING;
 		slot->device = ordinal;
-		slot->queue_ms = (double) (now - slot->queued_at) / 1000.0;
+		slot->runner_pid = MyProcPid;
+		/* queued after `now` was read: no wait */
+		slot->queue_ms = Max(0.0, (double) (now - slot->queued_at) / 1000.0);
 		*job = *slot;
 	}
 	SpinLockRelease(&service_shared->mutex);
@@ -307,11 +369,14 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 		(void) gpusort_device_memory(&free_b, &total_b);
 
 	SpinLockAcquire(&service_shared->mutex);
-	if (slot->state == SLOT_ABANDONED)
-		slot->state = SLOT_FREE;
-	else
+	if (slot->job_id != job->job_id || slot->runner_pid != MyProcPid)
 	{
-		Assert(slot->state == SLOT_RUNNING && slot->job_id == job->job_id);
+		/* not this worker's any more (failed over when another worker for this GPU exited) */
+	}
+	else if (slot->state == SLOT_ABANDONED)
+		slot->state = SLOT_FREE;
+	else if (slot->state == SLOT_RUNNING)
+	{
 		slot->status = job->status;
 		slot->ties_done = job->ties_done;
 		slot->timing = job->timing;
@@ -319,12 +384,15 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 		slot->state = SLOT_DONE;
 		wake = slot->owner;
 	}
-	dev->jobs++;
-	dev->rows += job->n;
-	dev->bytes += (uint64) job->nwords * job->n * sizeof(uint32);
-	dev->queue_wait_ms += job->queue_ms;
-	if (job->status != GPUSORT_OK)
-		dev->failures++;
+	if (seg != NULL)
+	{
+		dev->jobs++;
+		dev->rows += job->n;
+		dev->bytes += (uint64) job->nwords * job->n * sizeof(uint32);
+		dev->queue_wait_ms += job->queue_ms;
+		if (job->status != GPUSORT_OK)
+			dev->failures++;
+	}
 	if (emu == NULL && total_b > 0)
 		dev->free_bytes = free_b;
 	SpinLockRelease(&service_shared->mutex);
@@ -350,39 +418,61 @@ gpusort_service_main(Datum main_arg)
 	Size		total_bytes = 0,
 				free_bytes = 0;
 	int			count;
+	bool		held;
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	if (service_shared == NULL || ordinal < 0 || ordinal >= SERVICE_MAX_DEVICES)
 		proc_exit(1);
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	/* a cancel (pg_cancel_backend) would end the worker at its next interrupt check */
+	pqsignal(SIGINT, SIG_IGN);
 	pgstat_report_appname(psprintf("gpusort service for GPU %d", ordinal));
-	my_ordinal = ordinal;
 	dev = &service_shared->devices[ordinal];
 
+	/*
+	 * Claim the device.  After a crash reset, a dynamic worker restarted by
+	 * the postmaster and one registered anew by worker 0 may both start for
+	 * it: the second leaves for good (exit 0 unregisters it).
+	 */
 	SpinLockAcquire(&service_shared->mutex);
-	if (dev->started)
-		dev->restarts++;
-	dev->started = true;
-	dev->launched = true;
-	dev->pid = MyProcPid;
-	dev->proc = MyProc;
-	dev->ready = false;
+	held = dev->pid != 0 && dev->pid != MyProcPid && kill(dev->pid, 0) == 0;
+	if (!held)
+	{
+		if (dev->started)
+			dev->restarts++;
+		dev->started = true;
+		dev->launched = true;
+		dev->pid = MyProcPid;
+		dev->proc = MyProc;
+		dev->ready = false;
+	}
 	SpinLockRelease(&service_shared->mutex);
+	if (held)
+		proc_exit(0);
 	before_shmem_exit(worker_exit, Int32GetDatum(ordinal));
 
-	count = ordinal == 0 ? count_devices() : service_shared->ndevices;
-	if (ordinal >= count || !open_device(ordinal, name, &total_bytes, &free_bytes))
+	if (ordinal == 0)
+		count = count_devices();
+	else
 	{
-		if (ordinal == 0 && count == 0)
+		/* worker 0 counts the GPUs */
+		while ((count = gpu_count()) < 0)
+			wait_for_work();
+	}
+	if (ordinal >= count)
+	{
+		if (ordinal == 0)
 		{
 			/* no GPU: stay, idle, as the answer "none" to the backends */
 			ereport(LOG, (errmsg("gpusort service: no GPU; sorts take the CPU path")));
 			for (;;)
 				wait_for_work();
 		}
-		proc_exit(1);
+		proc_exit(0);			/* no such GPU (any more): not started again */
 	}
+	if (!open_device(ordinal, name, &total_bytes, &free_bytes))
+		proc_exit(1);			/* started again after SERVICE_RESTART_SECONDS */
 
 	SpinLockAcquire(&service_shared->mutex);
 	strlcpy(dev->name, name, sizeof(dev->name));
@@ -398,13 +488,15 @@ gpusort_service_main(Datum main_arg)
 		int			slotno;
 
 		CHECK_FOR_INTERRUPTS();
-		SpinLockAcquire(&service_shared->mutex);
-		free_bytes = dev->free_bytes;
-		SpinLockRelease(&service_shared->mutex);
+		free_bytes = refresh_free_bytes(ordinal);
 		slotno = take_job(ordinal, free_bytes, &job);
 		if (slotno >= 0)
 			run_job(ordinal, slotno, &job);
 		else
+		{
 			wait_for_work();
+			if (ordinal == 0)
+				launch_workers();
+		}
 	}
 }

@@ -52,18 +52,8 @@ typedef struct JobGuard
  * is answered meanwhile); true if it is usable.
  */
 static bool
-gpusort_gpu_ready(const char **reason)
+own_gpu_ready(const char **reason)
 {
-	if (gpu_service_in_use())
-	{
-		/* the service's workers hold the GPUs; this backend opens none */
-		int			devices = gpu_service_devices();
-
-		if (reason)
-			*reason = devices < 0 ? "the GPU service is starting" :
-				devices == 0 ? "the GPU service found no GPU" : NULL;
-		return devices > 0;
-	}
 	if (gpu_state == GPU_UNKNOWN)
 	{
 		DeviceOpenResult opened;
@@ -89,6 +79,23 @@ gpusort_gpu_ready(const char **reason)
 	if (reason)
 		*reason = gpu_state == GPU_READY ? NULL : gpu_unusable_reason;
 	return gpu_state == GPU_READY;
+}
+
+/* Whether the GPU is usable: the service's, or else this backend's own. */
+static bool
+gpusort_gpu_ready(const char **reason)
+{
+	if (gpu_service_in_use())
+	{
+		/* the service's workers hold the GPUs; this backend opens none */
+		int			devices = gpu_service_devices();
+
+		if (reason)
+			*reason = devices < 0 ? "the GPU service is starting" :
+				devices == 0 ? "the GPU service found no GPU" : NULL;
+		return devices > 0;
+	}
+	return own_gpu_ready(reason);
 }
 
 void
@@ -253,9 +260,14 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 
 		if (outcome == GPU_SERVICE_SORTED)
 			return true;
-		*failed = outcome == GPU_SERVICE_FAILED;
-		gpu_service_count_fallback(n);
-		return false;
+		/* a job too large for the shared memory file system: this backend's own GPU */
+		if (outcome != GPU_SERVICE_NO_SHARED_MEMORY || !own_gpu_ready(NULL))
+		{
+			*failed = outcome == GPU_SERVICE_FAILED;
+			gpu_service_count_fallback(n);
+			return false;
+		}
+		run->device_reason = "its keys do not fit the shared memory for the GPU service";
 	}
 	st = gpusort_device_memory(&free_bytes, &total_bytes);
 	if (st == GPUSORT_OK && gpusort_job_device_bytes(n, nwords) > free_bytes)

@@ -14,7 +14,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 use GpuSortTest;
 
 my $lib = $ENV{GPUSORT_SERVICE_LIB}
@@ -29,6 +28,7 @@ gpusort.cost_model = off
 gpusort.gpu_min_elements = 0
 max_parallel_workers_per_gather = 0
 max_connections = 60
+restart_after_crash = on
 jit = off
 log_min_messages = warning
 });
@@ -69,6 +69,12 @@ is($node->safe_psql('postgres',
 	'{1,2,3,NULL}|{a,b}', 'gpu_sort() through the service');
 cmp_ok(stat_value('SELECT sum(jobs) FROM gpusort_stat WHERE device IS NOT NULL'), '>=', 3,
 	'gpusort_stat counts the jobs');
+$node->safe_psql('postgres', 'CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats; CREATE ROLE nobody LOGIN');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM gpusort_stat', extra_params => [ '-U', 'watcher' ]),
+	'3', 'gpusort_stat: readable by pg_read_all_stats');
+my ($denied_rc, $denied_out, $denied_err) =
+  $node->psql('postgres', 'SELECT count(*) FROM gpusort_stat', extra_params => [ '-U', 'nobody' ]);
+like($denied_err, qr/permission denied/, 'and by nobody else');
 
 # A sort in a session of its own, in the background: (harness, stdout, stderr, pid).
 sub start_sort
@@ -92,8 +98,20 @@ sub wait_running
 sub bg_pid
 {
 	return $node->safe_psql('postgres',
-		q{SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE application_name = 'bg_sort'});
+		q{SELECT pid FROM pg_stat_activity WHERE application_name = 'bg_sort' AND state = 'active'});
 }
+
+# many sessions at once through the queue: every checksum equal (a failed
+# check divides by zero), no failed transaction, no WARNING
+$node->safe_psql('postgres', "CREATE TABLE expected AS SELECT '$native'::text AS sum");
+$node->pgbench(
+	'--no-vacuum --client=12 --jobs=4 --transactions=40',
+	0,
+	[ qr{number of failed transactions: 0 \(0\.000%\)}, qr{processed: 480/480} ],
+	[ qr{^$} ],
+	'12 clients through the service: the native rows every time',
+	{ '009_gpu_service_sum' =>
+		  "SELECT 1 / ((($sum) = (SELECT sum FROM expected))::int);\n" });
 
 # both devices take jobs: two sorts held at once, one on each
 {
@@ -189,6 +207,21 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $sort});
 		$old, 'new worker processes');
 	like($node->safe_psql('postgres', "EXPLAIN (ANALYZE, COSTS OFF) $sort"),
 		qr/GPU Service: GPU \d/, 'sorts go through the service again');
+}
+
+# a worker that crashes (SIGKILL): the postmaster resets the server, as for
+# any process attached to shared memory, and the service comes back with it
+{
+	my $pids = stat_value('SELECT string_agg(service_pid::text, \',\') FROM gpusort_stat');
+	my ($pid) = stat_value('SELECT service_pid FROM gpusort_stat WHERE device = 1');
+	kill 'KILL', $pid;
+	ok($node->poll_query_until('postgres',
+			"SELECT count(*) FROM gpusort_stat WHERE service_pid IS NOT NULL "
+			  . "AND service_pid NOT IN ($pids)", '2'),
+		'after a worker crash the server and both workers are back');
+	is(stat_value(q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpusort service'}),
+		'2', 'one worker per device, none twice');
+	is($node->safe_psql('postgres', $sum), $native, 'and sorts through the service give the native rows');
 }
 
 # gpusort.service = off: the backend opens the GPU itself (or takes the CPU path)
