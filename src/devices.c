@@ -1,5 +1,7 @@
 /*
- * devices.c -- gpusort_devices(): the CUDA devices this backend can see.
+ * devices.c -- gpusort_devices(): the CUDA devices the server sorts on:
+ * those the GPU service opened where it is in use (the backend then opens
+ * no CUDA driver of its own), else those this backend can see.
  */
 #include "postgres.h"
 
@@ -8,7 +10,9 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
+#include "gpu_service.h"
 #include "guc.h"
+#include "service_shared.h"
 #include "../kernels/gpusort_kernels.h"
 
 PG_FUNCTION_INFO_V1(gpusort_devices);
@@ -18,10 +22,12 @@ gpusort_devices(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			count = 0;
+	gpusort_device_info *service_infos = palloc(SERVICE_MAX_DEVICES * sizeof(gpusort_device_info));
+	bool		from_service = gpu_service_device_infos(service_infos, &count);
 
 	InitMaterializedSRF(fcinfo, 0);
 	/* no driver or no device: no rows (not an error) */
-	if (gpusort_device_count(&count) != GPUSORT_OK)
+	if (!from_service && gpusort_device_count(&count) != GPUSORT_OK)
 		PG_RETURN_VOID();
 
 	for (int i = 0; i < count; i++)
@@ -31,7 +37,9 @@ gpusort_devices(PG_FUNCTION_ARGS)
 		bool		nulls[5] = {false, false, false, false, false};
 		char		cc[32];
 
-		if (gpusort_device_get_info(i, &info) != GPUSORT_OK)
+		if (from_service)
+			info = service_infos[i];
+		else if (gpusort_device_get_info(i, &info) != GPUSORT_OK)
 			continue;
 		snprintf(cc, sizeof(cc), "%d.%d", info.cc_major, info.cc_minor);
 		values[0] = Int32GetDatum(info.ordinal);

@@ -53,13 +53,23 @@ typedef enum GpuServiceOutcome
 
 /*
  * One job through the service: n rows of nwords key words (words[w][i]),
- * the permutation into perm, tie bits into tie_bits where not NULL.  Fills
+ * the permutation into perm, tie bits into tie_bits where not NULL, and
+ * where reorder is not NULL (and its prepare succeeds) its columns' first
+ * reorder->m rows in sorted order (reorder->done says whether).  Fills
  * run's device, algorithm, timings and queue wait on success, and
  * run->device_reason otherwise.
  */
 extern GpuServiceOutcome gpu_service_sort(const uint32 *const *words, int nwords, size_t n,
 										  uint32 *perm, uint32 *tie_bits,
+										  GpuSortReorder *reorder,
 										  gpusort_algorithm algorithm, GpuSortRun *run);
+
+/*
+ * The GPUs the service opened, for gpusort_devices(): false where the
+ * service is not in use or has not counted them yet (the caller asks
+ * CUDA).  infos (SERVICE_MAX_DEVICES entries) and *count are filled in.
+ */
+extern bool gpu_service_device_infos(gpusort_device_info *infos, int *count);
 
 /* A job that took the CPU path because the service could not run it (gpusort_stat). */
 extern void gpu_service_count_fallback(size_t n);

@@ -74,7 +74,10 @@ extern PGDLLEXPORT gpusort_write_hook_type gpusort_write_hook;
  * queue, cancels and failures are tested on machines without a GPU.
  * run_job sorts n rows (stably, by words[0..nwords-1]) into perm, writes
  * tie bits where tie_bits is not NULL (returning whether it did in
- * *ties_done), and returns a gpusort_status value.  NULL in production.
+ * *ties_done), and returns a gpusort_status value; permute puts the
+ * first m rows of a column (n elements of elem_size bytes) into sorted
+ * order by perm, as gpusort_job_permute_fixed does on a GPU.  NULL in
+ * production.
  */
 typedef struct gpusort_service_emulation
 {
@@ -82,6 +85,8 @@ typedef struct gpusort_service_emulation
 	Size		memory;
 	int			(*run_job) (int device, const uint32 *const *words, int nwords, Size n,
 							uint32 *perm, uint32 *tie_bits, bool *ties_done);
+	int			(*permute) (const void *in, void *out, Size elem_size, const uint32 *perm,
+							Size m);
 } gpusort_service_emulation;
 
 extern PGDLLEXPORT const gpusort_service_emulation *gpusort_service_emulation_hook;

@@ -158,6 +158,29 @@ gpu_service_job_bytes_limit(void)
 	return most;
 }
 
+bool
+gpu_service_device_infos(gpusort_device_info *infos, int *count)
+{
+	if (!gpu_service_in_use())
+		return false;
+	SpinLockAcquire(&service_shared->mutex);
+	*count = service_shared->ndevices;
+	for (int i = 0; i < Max(*count, 0); i++)
+	{
+		ServiceDevice *dev = &service_shared->devices[i];
+
+		memset(&infos[i], 0, sizeof(infos[i]));
+		infos[i].ordinal = i;
+		strlcpy(infos[i].name, dev->ready ? dev->name : "(not open)", sizeof(infos[i].name));
+		infos[i].cc_major = dev->cc_major;
+		infos[i].cc_minor = dev->cc_minor;
+		infos[i].multiprocessors = dev->multiprocessors;
+		infos[i].total_memory = dev->total_bytes;
+	}
+	SpinLockRelease(&service_shared->mutex);
+	return *count >= 0;
+}
+
 void
 gpu_service_count_fallback(size_t n)
 {
@@ -239,7 +262,7 @@ segment_fits(Size bytes)
 
 /* Queue a job in a free slot: its number, or -1 if every slot is taken. */
 static pg_noinline int
-queue_job(dsm_segment *seg, size_t n, int nwords, bool want_ties,
+queue_job(dsm_segment *seg, size_t n, int nwords, bool want_ties, int nfixed, Size m,
 		  gpusort_algorithm algorithm, uint64 *job_id)
 {
 	int			slotno = -1;
@@ -260,12 +283,15 @@ queue_job(dsm_segment *seg, size_t n, int nwords, bool want_ties,
 			slot->n = n;
 			slot->nwords = nwords;
 			slot->want_ties = want_ties;
+			slot->nfixed = nfixed;
+			slot->m = m;
 			slot->algorithm = algorithm;
 			slot->device_bytes = gpusort_job_device_bytes(n, nwords);
 			slot->queued_at = GetCurrentTimestamp();
 			slot->device = -1;
 			slot->status = GPUSORT_OK;
 			slot->ties_done = false;
+			slot->reordered = false;
 			slot->queue_ms = 0;
 			slot->detail[0] = '\0';
 			slot->state = SLOT_QUEUED;
@@ -327,11 +353,44 @@ wait_for_job(int slotno, uint64 job_id, ServiceSlot *result)
 	}
 }
 
+/*
+ * wait_for_job, and on a cancel or error the job withdrawn or abandoned and
+ * the segment detached before the error goes on.
+ */
+static pg_noinline bool
+wait_releasing(int slotno, uint64 job_id, dsm_segment *seg, ServiceSlot *result)
+{
+	bool		done = false;
+
+	PG_TRY();
+	{
+		gpusort_phase_begin("device_sort");
+		done = wait_for_job(slotno, job_id, result);
+		if (done)
+			gpusort_phase_begin("from_device");
+	}
+	PG_CATCH();
+	{
+		release_job(slotno, job_id);
+		dsm_detach(seg);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return done;
+}
+
 GpuServiceOutcome
 gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
-				 uint32 *tie_bits, gpusort_algorithm algorithm, GpuSortRun *run)
+				 uint32 *tie_bits, GpuSortReorder *reorder, gpusort_algorithm algorithm,
+				 GpuSortRun *run)
 {
-	Size		bytes = service_segment_bytes(n, nwords, tie_bits != NULL);
+	Size		keys_bytes = service_keys_bytes(n, nwords, tie_bits != NULL);
+	Size		bytes = keys_bytes;
+	int			nfixed = 0;
+	Size		m = 0;
+	uint64	   *sizes = NULL;
+	Size	   *in_at = NULL,
+			   *out_at = NULL;
 	dsm_segment *seg;
 	uint32	   *base;
 	uint64		job_id = 0;
@@ -363,6 +422,25 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		run->device_reason = "too little shared memory (/dev/shm) for a GPU service job";
 		return GPU_SERVICE_NO_SHARED_MEMORY;
 	}
+	/* columns the GPU also puts in order, where the segment has room for them */
+	if (reorder != NULL && reorder->prepare(reorder) && reorder->nfixed > 0)
+	{
+		Size		end;
+
+		sizes = palloc(reorder->nfixed * sizeof(uint64));
+		in_at = palloc(reorder->nfixed * sizeof(Size));
+		out_at = palloc(reorder->nfixed * sizeof(Size));
+		for (int c = 0; c < reorder->nfixed; c++)
+			sizes[c] = reorder->fixed_size[c];
+		service_fixed_offsets(keys_bytes, sizes, reorder->nfixed, n, reorder->m,
+							  in_at, out_at, &end);
+		if (segment_fits(end))
+		{
+			nfixed = reorder->nfixed;
+			m = reorder->m;
+			bytes = end;
+		}
+	}
 	seg = dsm_create(bytes, DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (seg == NULL)
 	{
@@ -377,36 +455,25 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		memcpy(base + (Size) w * n, words[w], n * sizeof(uint32));
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (nfixed > 0)
+	{
+		memcpy((char *) base + keys_bytes, sizes, nfixed * sizeof(uint64));
+		for (int c = 0; c < nfixed; c++)
+		{
+			memcpy((char *) base + in_at[c], reorder->fixed_in[c], n * sizes[c]);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
 	run->to_device_ms = (double) (GetCurrentTimestamp() - copied) / 1000.0;
 
-	slotno = queue_job(seg, n, nwords, tie_bits != NULL, algorithm, &job_id);
+	slotno = queue_job(seg, n, nwords, tie_bits != NULL, nfixed, m, algorithm, &job_id);
 	if (slotno < 0)
 	{
 		dsm_detach(seg);
 		run->device_reason = "the GPU service's queue is full";
 		return GPU_SERVICE_NOT_PLACED;
 	}
-	{
-		/* what the cleanup after a cancel or error reads */
-		volatile int vslot = slotno;
-		volatile uint64 vjob = job_id;
-		dsm_segment *volatile vseg = seg;
-
-		PG_TRY();
-		{
-			gpusort_phase_begin("device_sort");
-			done = wait_for_job(slotno, job_id, &result);
-			if (done)
-				gpusort_phase_begin("from_device");
-		}
-		PG_CATCH();
-		{
-			release_job(vslot, vjob);
-			dsm_detach(vseg);
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
-	}
+	done = wait_releasing(slotno, job_id, seg, &result);
 
 	if (!done)
 	{
@@ -422,6 +489,12 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		memcpy(perm, out, n * sizeof(uint32));
 		if (tie_bits != NULL && result.ties_done)
 			memcpy(tie_bits, out + n, GPUSORT_TIE_BITS_BYTES(n));
+		if (nfixed > 0 && result.reordered)
+		{
+			for (int c = 0; c < nfixed; c++)
+				memcpy(reorder->fixed_out[c], (char *) base + out_at[c], m * sizes[c]);
+			reorder->done = true;
+		}
 		run->from_device_ms = (double) (GetCurrentTimestamp() - copied) / 1000.0;
 	}
 	release_job(slotno, job_id);

@@ -57,6 +57,8 @@ typedef struct ServiceSlot
 	Size		n;
 	int			nwords;
 	bool		want_ties;
+	int			nfixed;			/* columns to put in order after the sort (0: none) */
+	Size		m;				/* ... their first m rows */
 	gpusort_algorithm algorithm;	/* gpusort.algorithm's choice */
 	Size		device_bytes;	/* gpusort_job_device_bytes(n, nwords) */
 	TimestampTz queued_at;
@@ -65,6 +67,7 @@ typedef struct ServiceSlot
 	/* the result, written by the worker before DONE */
 	gpusort_status status;
 	bool		ties_done;
+	bool		reordered;		/* the columns' sorted copies were written */
 	double		queue_ms;
 	gpusort_timing timing;
 	char		detail[256];
@@ -78,6 +81,9 @@ typedef struct ServiceDevice
 	PGPROC	   *proc;			/* its worker, for its latch */
 	bool		ready;			/* the device is open and takes jobs */
 	char		name[256];
+	int			cc_major;		/* compute capability (0.0 emulated) */
+	int			cc_minor;
+	int			multiprocessors;
 	Size		total_bytes;
 	Size		free_bytes;		/* after its last job */
 	/* since the server started */
@@ -104,12 +110,37 @@ typedef struct ServiceShared
 /* NULL unless gpusort was preloaded (service_client.c sets it at shared-memory startup) */
 extern ServiceShared *service_shared;
 
-/* the segment's layout: words[w] at w * n words, perm after them, tie bits last */
+/*
+ * A job's segment: the key words (word w of the n rows at w * n), the
+ * permutation, the tie bits, then for a reorder (service_fixed_*) the
+ * columns' element sizes, each column's n values, and each column's first
+ * m values in sorted order, every part 8-byte aligned.
+ */
 static inline Size
-service_segment_bytes(Size n, int nwords, bool ties)
+service_keys_bytes(Size n, int nwords, bool ties)
 {
-	return ((Size) nwords + 1) * n * sizeof(uint32) +
-		(ties ? GPUSORT_TIE_BITS_BYTES(n) : 0);
+	return MAXALIGN(((Size) nwords + 1) * n * sizeof(uint32) +
+					(ties ? GPUSORT_TIE_BITS_BYTES(n) : 0));
+}
+
+/* offsets of column c's input and output, past the keys; *end: the segment's size */
+static inline void
+service_fixed_offsets(Size keys_bytes, const uint64 *sizes, int nfixed, Size n, Size m,
+					  Size *in, Size *out, Size *end)
+{
+	Size		at = keys_bytes + MAXALIGN(nfixed * sizeof(uint64));
+
+	for (int c = 0; c < nfixed; c++)
+	{
+		in[c] = at;
+		at += MAXALIGN(n * sizes[c]);
+	}
+	for (int c = 0; c < nfixed; c++)
+	{
+		out[c] = at;
+		at += MAXALIGN(m * sizes[c]);
+	}
+	*end = at;
 }
 
 /* the background worker's entry point (service_worker.c) */

@@ -218,23 +218,24 @@ count_devices(void)
 
 /* Open this worker's device; false (logged) if it cannot be used. */
 static bool
-open_device(int ordinal, char *name, Size *total_bytes, Size *free_bytes)
+open_device(int ordinal, gpusort_device_info *info, Size *free_bytes)
 {
 	const gpusort_service_emulation *emu = gpusort_service_emulation_hook;
-	gpusort_device_info info;
 	gpusort_status st;
 	size_t		free_b = 0,
 				total_b = 0;
 
+	memset(info, 0, sizeof(*info));
+	info->ordinal = ordinal;
 	if (emu != NULL)
 	{
-		snprintf(name, 256, "emulated GPU %d", ordinal);
-		*total_bytes = *free_bytes = emu->memory;
+		snprintf(info->name, sizeof(info->name), "emulated GPU %d", ordinal);
+		info->total_memory = *free_bytes = emu->memory;
 		return true;
 	}
 	st = gpusort_device_open(ordinal);
 	if (st == GPUSORT_OK)
-		st = gpusort_device_get_info(ordinal, &info);
+		st = gpusort_device_get_info(ordinal, info);
 	if (st == GPUSORT_OK)
 		st = gpusort_device_memory(&free_b, &total_b);
 	if (st != GPUSORT_OK)
@@ -246,8 +247,7 @@ open_device(int ordinal, char *name, Size *total_bytes, Size *free_bytes)
 				 errdetail("%s", gpusort_error_detail())));
 		return false;
 	}
-	strlcpy(name, info.name, 256);
-	*total_bytes = total_b;
+	info->total_memory = total_b;
 	*free_bytes = free_b;
 	return true;
 }
@@ -286,9 +286,45 @@ take_job(int ordinal, Size free_bytes, ServiceSlot *job)
 	return best;
 }
 
+/* A job's columns to put in order: where their input and output lie in the segment. */
+typedef struct JobColumns
+{
+	int			nfixed;
+	Size		m;
+	const uint64 *sizes;
+	const void **in;
+	void	  **out;
+} JobColumns;
+
+/*
+ * The columns' sorted copies, on the GPU after its sort; false if they
+ * were not made (too little free device memory, or a recoverable error:
+ * the backend then orders them on the CPU).  A sticky error goes to *st.
+ */
+static bool
+reorder_on_gpu(gpusort_job *gj, Size n, const JobColumns *cols, gpusort_status *st)
+{
+	size_t		free_b,
+				total_b,
+				need = 0;
+	gpusort_status rst;
+
+	for (int c = 0; c < cols->nfixed; c++)
+		need = Max(need, (n + cols->m) * cols->sizes[c]);
+	rst = gpusort_device_memory(&free_b, &total_b);
+	if (rst != GPUSORT_OK || need > free_b)
+		return false;
+	for (int c = 0; c < cols->nfixed && rst == GPUSORT_OK; c++)
+		rst = gpusort_job_permute_fixed(gj, cols->in[c], cols->out[c], cols->sizes[c], cols->m);
+	if (rst == GPUSORT_ERR_CUDA_STICKY)
+		*st = rst;
+	return rst == GPUSORT_OK;
+}
+
 /* Run one job on the GPU into its segment; the status, timing and detail into *job. */
 static void
-run_on_gpu(ServiceSlot *job, const uint32 *const *words, uint32 *perm, uint32 *ties)
+run_on_gpu(ServiceSlot *job, const uint32 *const *words, uint32 *perm, uint32 *ties,
+		   const JobColumns *cols)
 {
 	gpusort_job *gj = NULL;
 	gpusort_status st;
@@ -310,6 +346,9 @@ run_on_gpu(ServiceSlot *job, const uint32 *const *words, uint32 *perm, uint32 *t
 			st = tst;
 		job->ties_done = tst == GPUSORT_OK;
 	}
+	job->reordered = false;
+	if (st == GPUSORT_OK && cols->nfixed > 0)
+		job->reordered = reorder_on_gpu(gj, job->n, cols, &st);
 	if (st == GPUSORT_OK)
 		gpusort_job_timing(gj, &job->timing);
 	else
@@ -343,16 +382,45 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 		const uint32 **words = palloc(job->nwords * sizeof(uint32 *));
 		uint32	   *perm = base + (Size) job->nwords * job->n;
 		uint32	   *ties = job->want_ties ? perm + job->n : NULL;
+		Size		keys_bytes = service_keys_bytes(job->n, job->nwords, job->want_ties);
+		JobColumns	cols = {job->nfixed, job->m, NULL, NULL, NULL};
 
 		for (int w = 0; w < job->nwords; w++)
 			words[w] = base + (Size) w * job->n;
+		if (job->nfixed > 0)
+		{
+			Size	   *in_at = palloc(job->nfixed * sizeof(Size));
+			Size	   *out_at = palloc(job->nfixed * sizeof(Size));
+			Size		end;
+
+			cols.sizes = (const uint64 *) ((char *) base + keys_bytes);
+			cols.in = palloc(job->nfixed * sizeof(void *));
+			cols.out = palloc(job->nfixed * sizeof(void *));
+			service_fixed_offsets(keys_bytes, cols.sizes, job->nfixed, job->n, job->m,
+								  in_at, out_at, &end);
+			for (int c = 0; c < job->nfixed; c++)
+			{
+				cols.in[c] = (char *) base + in_at[c];
+				cols.out[c] = (char *) base + out_at[c];
+			}
+			pfree(in_at);
+			pfree(out_at);
+		}
 		if (emu != NULL)
 		{
 			TimestampTz start = GetCurrentTimestamp();
 
 			job->ties_done = false;
+			job->reordered = false;
 			job->status = emu->run_job(ordinal, words, job->nwords, job->n, perm, ties,
 									   &job->ties_done);
+			if (job->status == GPUSORT_OK && job->nfixed > 0)
+			{
+				job->reordered = true;
+				for (int c = 0; c < job->nfixed && job->reordered; c++)
+					job->reordered = emu->permute(cols.in[c], cols.out[c], cols.sizes[c],
+												  perm, job->m) == GPUSORT_OK;
+			}
 			memset(&job->timing, 0, sizeof(job->timing));
 			job->timing.algorithm = GPUSORT_ALGO_RADIX;
 			job->timing.sort_ms = (double) (GetCurrentTimestamp() - start) / 1000.0;
@@ -362,7 +430,12 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 				strlcpy(job->detail, "an emulated device failure", sizeof(job->detail));
 		}
 		else
-			run_on_gpu(job, words, perm, ties);
+			run_on_gpu(job, words, perm, ties, &cols);
+		if (cols.in != NULL)
+		{
+			pfree(cols.in);
+			pfree(cols.out);
+		}
 		pfree(words);
 	}
 	if (emu == NULL)
@@ -379,6 +452,7 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 	{
 		slot->status = job->status;
 		slot->ties_done = job->ties_done;
+		slot->reordered = job->reordered;
 		slot->timing = job->timing;
 		strlcpy(slot->detail, job->detail, sizeof(slot->detail));
 		slot->state = SLOT_DONE;
@@ -414,9 +488,8 @@ gpusort_service_main(Datum main_arg)
 {
 	int			ordinal = DatumGetInt32(main_arg);
 	ServiceDevice *dev;
-	char		name[256];
-	Size		total_bytes = 0,
-				free_bytes = 0;
+	gpusort_device_info info;
+	Size		free_bytes = 0;
 	int			count;
 	bool		held;
 
@@ -471,16 +544,19 @@ gpusort_service_main(Datum main_arg)
 		}
 		proc_exit(0);			/* no such GPU (any more): not started again */
 	}
-	if (!open_device(ordinal, name, &total_bytes, &free_bytes))
+	if (!open_device(ordinal, &info, &free_bytes))
 		proc_exit(1);			/* started again after SERVICE_RESTART_SECONDS */
 
 	SpinLockAcquire(&service_shared->mutex);
-	strlcpy(dev->name, name, sizeof(dev->name));
-	dev->total_bytes = total_bytes;
+	strlcpy(dev->name, info.name, sizeof(dev->name));
+	dev->cc_major = info.cc_major;
+	dev->cc_minor = info.cc_minor;
+	dev->multiprocessors = info.multiprocessors;
+	dev->total_bytes = info.total_memory;
 	dev->free_bytes = free_bytes;
 	dev->ready = true;
 	SpinLockRelease(&service_shared->mutex);
-	ereport(LOG, (errmsg("gpusort service: GPU %d (%s) open", ordinal, name)));
+	ereport(LOG, (errmsg("gpusort service: GPU %d (%s) open", ordinal, info.name)));
 
 	for (;;)
 	{

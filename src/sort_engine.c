@@ -254,8 +254,7 @@ gpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	*failed = false;
 	if (gpu_service_in_use())
 	{
-		/* the service sorts; the rows' reorder stays on the CPU */
-		GpuServiceOutcome outcome = gpu_service_sort(words, nwords, n, perm, tie_bits,
+		GpuServiceOutcome outcome = gpu_service_sort(words, nwords, n, perm, tie_bits, reorder,
 													 requested_algorithm(), run);
 
 		if (outcome == GPU_SERVICE_SORTED)

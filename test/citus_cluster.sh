@@ -28,12 +28,10 @@ source test/env.sh
 PORTS=(5432 5433 5434)
 NAMES=(coordinator worker1 worker2)
 bindir=$("$PG_CONFIG" --bindir)
-run=()
-if [ "$(id -u)" = 0 ]; then
-	user=${GPUSORT_CLUSTER_USER:-gpusort}
-	id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/sh "$user"
-	run=(runuser -u "$user" --)
-fi
+source test/cluster_user.sh
+cluster_user_init
+user=$CLUSTER_USER
+run=("${CLUSTER_USER_RUN[@]}")
 
 node_psql() {
 	local dir=$1 port=$2

@@ -233,12 +233,10 @@ fi
 DLPATH=${DLPATH:-$OUTDIR/lib}
 mkdir -p "$DLPATH"
 DLPATH=$(cd "$DLPATH" && pwd)
-RUN_AS=()
-if [ "$(id -u)" = 0 ]; then
-	RUN_USER=${GPUSORT_CLUSTER_USER:-gpusort}
-	id -u "$RUN_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/sh "$RUN_USER"
-	RUN_AS=(runuser -u "$RUN_USER" --)
-fi
+source test/cluster_user.sh
+cluster_user_init
+RUN_USER=$CLUSTER_USER
+RUN_AS=("${CLUSTER_USER_RUN[@]}")
 # shellcheck disable=SC2317  # run by the EXIT trap
 finish() {
 	local rc=$?

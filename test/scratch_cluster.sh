@@ -7,17 +7,15 @@
 # Needs PG_CONFIG.  As root, the cluster runs as user $GPUSORT_CLUSTER_USER
 # (default gpusort), created if missing.
 
+source "$(dirname "${BASH_SOURCE[0]}")/cluster_user.sh"
+
 cluster_start() {
 	local bindir
 	bindir=$("$PG_CONFIG" --bindir)
 	CLUSTER_DIR=$(mktemp -d /tmp/gpusort-cluster.XXXXXX)
-	CLUSTER_RUN=()
-	if [ "$(id -u)" = 0 ]; then
-		local user=${GPUSORT_CLUSTER_USER:-gpusort}
-		id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/sh "$user"
-		chown "$user" "$CLUSTER_DIR"
-		CLUSTER_RUN=(runuser -u "$user" --)
-	fi
+	cluster_user_init
+	CLUSTER_RUN=("${CLUSTER_USER_RUN[@]}")
+	[ -z "$CLUSTER_USER" ] || chown "$CLUSTER_USER" "$CLUSTER_DIR"
 	chmod 755 "$CLUSTER_DIR"
 	trap cluster_stop EXIT
 	"${CLUSTER_RUN[@]}" "$bindir/initdb" -D "$CLUSTER_DIR/data" -U postgres \

@@ -18,14 +18,11 @@ bindir=$("$PG_CONFIG" --bindir)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(test/t/*.pl)
 
-run=()
+source test/cluster_user.sh
+cluster_user_init
+run=("${CLUSTER_USER_RUN[@]}")
 testdir=$(mktemp -d /tmp/gpusort-tap.XXXXXX)
-if [ "$(id -u)" = 0 ]; then
-	user=${GPUSORT_CLUSTER_USER:-gpusort}
-	id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/sh "$user"
-	chown "$user" "$testdir"
-	run=(runuser -u "$user" --)
-fi
+[ -z "$CLUSTER_USER" ] || chown "$CLUSTER_USER" "$testdir"
 chmod 755 "$testdir"
 cp -r test/t "$testdir/t"
 # the test-only modules: fault injection (005_faults.pl, and the order

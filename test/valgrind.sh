@@ -114,12 +114,10 @@ report "unit test:   exit $unit_rc in $((SECONDS - t0)) s; $(tail -1 "$OUTDIR/un
 
 # ---- 2. a scratch cluster whose postmaster runs under valgrind -------------
 
-RUN_AS=()
-if [ "$(id -u)" = 0 ]; then
-	RUN_USER=${GPUSORT_CLUSTER_USER:-gpusort}
-	id -u "$RUN_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/sh "$RUN_USER"
-	RUN_AS=(runuser -u "$RUN_USER" --)
-fi
+source test/cluster_user.sh
+cluster_user_init
+RUN_USER=$CLUSTER_USER
+RUN_AS=("${CLUSTER_USER_RUN[@]}")
 CLUSTER=$OUTDIR/cluster
 VGLOG=$OUTDIR/valgrind
 mkdir -p "$CLUSTER" "$VGLOG"

@@ -58,6 +58,8 @@ ok($node->poll_query_until('postgres',
 	'a service worker per device');
 is(stat_value(q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpusort service'}),
 	'2', 'the workers show in pg_stat_activity');
+is(stat_value(q{SELECT string_agg(device || ' ' || name, ', ' ORDER BY device) FROM gpusort_devices()}),
+	'0 emulated GPU 0, 1 emulated GPU 1', 'gpusort_devices(): the service\'s GPUs');
 
 # sorts through the service: the native rows, and EXPLAIN names it
 is($node->safe_psql('postgres', $sum), $native, 'GpuSort through the service: the native rows');
@@ -69,6 +71,29 @@ is($node->safe_psql('postgres',
 	'{1,2,3,NULL}|{a,b}', 'gpu_sort() through the service');
 cmp_ok(stat_value('SELECT sum(jobs) FROM gpusort_stat WHERE device IS NOT NULL'), '>=', 3,
 	'gpusort_stat counts the jobs');
+
+# rows of fixed-length columns also put in order by the service's GPU
+$node->safe_psql('postgres', q{
+CREATE TABLE fixed AS
+SELECT i AS id, hashint4(i) % 500 AS k, (hashint4(i + 3) % 1000) / 8.0::float8 AS f,
+       CASE WHEN i % 7 = 0 THEN NULL ELSE i % 11 END AS maybe
+FROM generate_series(1, 100000) i;
+ANALYZE fixed;
+});
+my $fixed_sum = "SELECT md5(string_agg(x::text, '|')) || ' ' || count(*) FROM "
+  . "(SELECT id, k, f, maybe FROM fixed ORDER BY k, f DESC, id) x";
+my $permuted = $node->data_dir . '/gpusort_service_permuted';
+unlink($permuted);
+is($node->safe_psql('postgres', "SET gpusort.gpu_reorder_min_rows = 0; $fixed_sum"),
+	$node->safe_psql('postgres', "SET gpusort.enabled = off; $fixed_sum"),
+	'fixed-length rows put in order through the service: the native rows');
+ok(-e $permuted, 'the service put the columns in order');
+unlink($permuted);
+my $bounded_sum = "SELECT md5(string_agg(x::text, '|')) || ' ' || count(*) FROM "
+  . "(SELECT id, k, f, maybe FROM fixed ORDER BY k, f DESC, id LIMIT 70000) x";
+is($node->safe_psql('postgres', "SET gpusort.gpu_reorder_min_rows = 0; $bounded_sum"),
+	$node->safe_psql('postgres', "SET gpusort.enabled = off; $bounded_sum"),
+	'and the first 70000 of them under a LIMIT (above the top-k heap)');
 $node->safe_psql('postgres', 'CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats; CREATE ROLE nobody LOGIN');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM gpusort_stat', extra_params => [ '-U', 'watcher' ]),
 	'3', 'gpusort_stat: readable by pg_read_all_stats');

@@ -7,7 +7,10 @@
  *
  *   shared_preload_libraries = 'gpusort,.../gpusort_service_emulation.so'
  *
- * An emulated job sorts on the CPU, stably, and writes the tie bits.  Files
+ * An emulated job sorts on the CPU, stably, writes the tie bits, and puts
+ * the columns of a reorder in order (gathers them by the permutation; the
+ * file gpusort_service_permuted in the data directory then tells a test
+ * that it did).  Files
  * in the data directory steer the jobs, so that a test reaches each state
  * on any machine, idle or busy:
  *   gpusort_service_hold   while it exists, a job waits after it has been
@@ -105,10 +108,27 @@ run_job(int device, const uint32 *const *words, int nwords, Size n, uint32 *perm
 	return EMULATED_OK;
 }
 
+static int
+permute(const void *in, void *out, Size elem_size, const uint32 *perm, Size m)
+{
+	char		path[MAXPGPATH];
+	FILE	   *f;
+
+	for (Size i = 0; i < m; i++)
+		memcpy((char *) out + i * elem_size, (const char *) in + (Size) perm[i] * elem_size,
+			   elem_size);
+	snprintf(path, sizeof(path), "%s/gpusort_service_permuted", DataDir);
+	f = fopen(path, "w");
+	if (f != NULL)
+		fclose(f);
+	return EMULATED_OK;
+}
+
 static const gpusort_service_emulation emulation = {
 	.devices = 2,
 	.memory = (Size) 1 << 30,
-	.run_job = run_job
+	.run_job = run_job,
+	.permute = permute
 };
 
 void
