@@ -38,6 +38,12 @@
 #     --dlpath DIR      build the suite's helper libraries (regress.so,
 #                       autoinc.so, refint.so) here (default OUTDIR/lib)
 #     --strict          tie-dependent hunks fail the run too
+#     --service         the gpusort run preloads gpusort with the test module
+#                       that gives its GPU service two emulated devices
+#                       (test/test_modules/gpusort_service_emulation.c), and
+#                       sends every sort to them (gpusort.gpu_min_elements
+#                       = 0, gpusort.gpu_reorder_min_rows = 0): the
+#                       service's queue under the whole suite, no GPU needed
 #     --fetch           only fetch the suite into the cache, then exit
 #     --pack FILE       pack the cached suite (fetched first if missing) into
 #                       FILE (.tar.xz), then exit; carry it to a host without
@@ -70,7 +76,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 # paths given relative to where the script was started
 abspath() { case "$1" in /*) echo "$1" ;; *) echo "$ORIG_PWD/$1" ;; esac; }
 
-OUTDIR='' DLPATH='' ACTION=run PACK_FILE='' TESTS=() CLASSIFY_OPTS=()
+OUTDIR='' DLPATH='' ACTION=run PACK_FILE='' TESTS=() CLASSIFY_OPTS=() SERVICE=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--outdir) OUTDIR=$(abspath "$2"); shift 2 ;;
@@ -78,6 +84,7 @@ while [ $# -gt 0 ]; do
 	--dlpath) DLPATH=$(abspath "$2"); shift 2 ;;
 	--dlpath=*) DLPATH=$(abspath "${1#*=}"); shift ;;
 	--strict) CLASSIFY_OPTS+=(--strict); shift ;;
+	--service) SERVICE=1; shift ;;
 	--fetch) ACTION=fetch; shift ;;
 	--pack) ACTION=pack; PACK_FILE=$(abspath "$2"); shift 2 ;;
 	--unpack) ACTION=unpack; PACK_FILE=$(abspath "$2"); shift 2 ;;
@@ -266,6 +273,15 @@ include $(PGXS)
 EOF
 make -s -C "$DLPATH" -j2 PG_CONFIG="$PG_CONFIG" with_llvm=no >"$DLPATH/build.log" 2>&1 ||
 	{ cat "$DLPATH/build.log"; exit 2; }
+preload="''"
+if [ -n "$SERVICE" ]; then
+	echo "== building the GPU service's emulated devices (test/test_modules) into $DLPATH"
+	make -s -C test/test_modules clean PG_CONFIG="$PG_CONFIG" >/dev/null
+	make -s -C test/test_modules PG_CONFIG="$PG_CONFIG" >"$DLPATH/test_modules.log" 2>&1 ||
+		{ cat "$DLPATH/test_modules.log"; exit 2; }
+	cp test/test_modules/gpusort_service_emulation.so "$DLPATH/"
+	preload="'gpusort,$DLPATH/gpusort_service_emulation.so'"
+fi
 
 [ ${#RUN_AS[@]} -eq 0 ] || chown -R "$RUN_USER" "$OUTDIR" "$DLPATH"
 
@@ -297,8 +313,9 @@ run_mode() {
 
 run_mode native "$(printf '%s\n' "# native: no gpusort" "jit = off" "shared_preload_libraries = ''")"
 run_mode gpusort "$(printf '%s\n' "# gpusort: every Sort it can take is a GpuSort, each checked" "jit = off" \
-	"shared_preload_libraries = ''" "session_preload_libraries = 'gpusort'" "gpusort.min_rows = 0" "gpusort.cost_model = off" \
-	"gpusort.verify_order = on" ${GPUSORT_EXTRA_CONF:+"$GPUSORT_EXTRA_CONF"})"
+	"shared_preload_libraries = $preload" "session_preload_libraries = 'gpusort'" "gpusort.min_rows = 0" "gpusort.cost_model = off" \
+	"gpusort.verify_order = on" ${SERVICE:+"gpusort.gpu_min_elements = 0"} ${SERVICE:+"gpusort.gpu_reorder_min_rows = 0"} \
+	${GPUSORT_EXTRA_CONF:+"$GPUSORT_EXTRA_CONF"})"
 
 # ---- the comparison ------------------------------------------------------
 

@@ -87,6 +87,8 @@ fi
 if want core; then
 echo "== PostgreSQL's own regression suite, natively and with every eligible Sort replaced"
 bash test/pg_core_regress.sh
+echo "== the same, every GpuSort's sort through the GPU service (two emulated devices)"
+bash test/pg_core_regress.sh --service
 fi
 if want citus; then
 if [ "$PG_VERSION" -ge 16 ] && [ "$PG_VERSION" -le 18 ]; then
