@@ -4,6 +4,8 @@
 # shared_preload_libraries:
 #   - a fresh connection's ORDER BY of a table of ROWS rows (psql -c per
 #     run: every run a new backend), median of RUNS wall times;
+#   - the same in one session per setting after a first, untimed run (the
+#     per-backend path's GPU already open), median of RUNS;
 #   - pgbench, CLIENTS (space-separated counts) clients each running that
 #     ORDER BY, its rows counted inside the server (not sent), for
 #     SECONDS_EACH seconds each: transactions per
@@ -11,6 +13,10 @@
 # The three settings: native (gpusort.enabled off), per-backend
 # (gpusort.service off) and service (gpusort.service on), through
 # PGOPTIONS, interleaved run by run.
+#   - PAIR_ROWS=N (default 0: skipped): two sessions at once each sorting a
+#     table of N rows through the service, with the server seeing one GPU
+#     (CUDA_VISIBLE_DEVICES=0, the server restarted) and then every GPU:
+#     wall time of the pair, median of RUNS, and the ratio.
 #
 #   ROWS=1000000 RUNS=5 CLIENTS="16 64" SECONDS_EACH=15 bash bench/gpu_service.sh
 #
@@ -25,8 +31,9 @@ source test/scratch_cluster.sh
 
 ROWS=${ROWS:-1000000}
 RUNS=${RUNS:-5}
-CLIENTS=${CLIENTS:-16 64}
+CLIENTS=${CLIENTS-16 64}
 SECS=${SECONDS_EACH:-15}
+PAIR_ROWS=${PAIR_ROWS:-0}
 bindir=$("$PG_CONFIG" --bindir)
 CLUSTER_OPTS="-c shared_preload_libraries=gpusort -c max_connections=200 -c shared_buffers=2GB" cluster_start >/dev/null
 psql() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
@@ -60,6 +67,16 @@ for r in $(seq 1 "$RUNS"); do
 	done
 done
 
+# one session per setting: a first run, then RUNS timed ones
+for m in "${modes[@]}"; do
+	{
+		echo "COPY ($query) TO '/dev/null';"
+		echo '\timing on'
+		for _ in $(seq 1 "$RUNS"); do echo "COPY ($query) TO '/dev/null';"; done
+	} | PGOPTIONS="${opts[$m]}" psql | sed -nE 's/^Time: ([0-9.]+) ms.*/\1/p' |
+		while read -r t; do echo "warm|$m|${t%.*}" >>"$raw"; done
+done
+
 echo "$counted;" >"$raw.sql"
 # peak_mem OUTFILE COMMAND...: runs it (output to OUTFILE), prints the highest GPU memory (MiB per GPU)
 peak_mem() {
@@ -89,13 +106,44 @@ for c in $CLIENTS; do
 done
 stat=$(psql -c "SELECT * FROM gpusort_stat")
 
+# two large sorts at once, through the service on one GPU and on all
+if [ "$PAIR_ROWS" -gt 0 ]; then
+	psql -c "CREATE TABLE p AS SELECT i AS id, hashint4(i) AS k FROM generate_series(1, $PAIR_ROWS) i" \
+		-c "ANALYZE p"
+	pair="COPY (SELECT id, k FROM p ORDER BY k, id) TO '/dev/null'"
+	restart_with() {
+		env ${1:+CUDA_VISIBLE_DEVICES=$1} "${CLUSTER_RUN[@]}" "$bindir/pg_ctl" -D "$CLUSTER_DIR/data" \
+			-l "$CLUSTER_DIR/server.log" -w -m fast restart >/dev/null
+		for _ in $(seq 1 300); do
+			[ "$(psql -At -c "SELECT count(*) FROM gpusort_stat WHERE service_pid IS NOT NULL AND name <> '(not open)'")" != 0 ] && break
+			sleep 0.1
+		done
+		psql -c "$pair" >/dev/null	# the table read into shared buffers
+	}
+	for gpus in 0 ""; do
+		restart_with "$gpus"
+		n=$(psql -At -c "SELECT count(*) FROM gpusort_stat WHERE device IS NOT NULL")
+		for _ in $(seq 1 "$RUNS"); do
+			t0=$(date +%s%N)
+			psql -c "$pair" >/dev/null &
+			a=$!
+			psql -c "$pair" >/dev/null &
+			b=$!
+			wait "$a" "$b"
+			t1=$(date +%s%N)
+			echo "pair|$n|$(((t1 - t0) / 1000000))" >>"$raw"
+		done
+	done
+	pair_stat=$(psql -c "SELECT device, name, jobs, rows FROM gpusort_stat")
+fi
+
 out=${OUT:-bench/results}
 mkdir -p "$out"
 file="$out/gpu_service-$ROWS.md"
 {
 	echo "# The GPU service against the per-backend path and native PostgreSQL, $ROWS rows — $(command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader | paste -sd',' || echo 'no GPU'), $(nproc) CPU cores, $(date +%F)"
 	echo
-	echo "\`ROWS=$ROWS RUNS=$RUNS CLIENTS=\"$CLIENTS\" SECONDS_EACH=$SECS bash bench/gpu_service.sh\`, build ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)},"
+	echo "\`ROWS=$ROWS RUNS=$RUNS CLIENTS=\"$CLIENTS\" SECONDS_EACH=$SECS PAIR_ROWS=$PAIR_ROWS bash bench/gpu_service.sh\`, build ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)},"
 	echo "PostgreSQL $("$PG_CONFIG" --version | awk '{print $2}'), one cluster with \`shared_preload_libraries = 'gpusort'\`, shared_buffers 2GB, otherwise"
 	echo "default settings; service devices: $devices. native: gpusort.enabled off; per-backend: gpusort.service off"
 	echo "(each backend opens the GPU); service: gpusort.service on."
@@ -103,11 +151,17 @@ file="$out/gpu_service-$ROWS.md"
 	python3 - "$raw" <<'PY'
 import sys, statistics, collections
 fresh = collections.defaultdict(list)
+warm = collections.defaultdict(list)
+pair = collections.defaultdict(list)
 bench = []
 for line in open(sys.argv[1]):
     f = line.rstrip('\n').split('|')
     if f[0] == 'fresh':
         fresh[f[1]].append(int(f[2]))
+    elif f[0] == 'warm':
+        warm[f[1]].append(int(f[2]))
+    elif f[0] == 'pair':
+        pair[int(f[1])].append(int(f[2]))
     else:
         bench.append(f[1:])
 modes = ['native', 'per-backend', 'service']
@@ -117,6 +171,24 @@ print("| native | per-backend | service | service × native | service × per-bac
 print("|---:|---:|---:|---:|---:|")
 m = {k: statistics.median(v) for k, v in fresh.items()}
 print(f"| {m['native']:.0f} | {m['per-backend']:.0f} | {m['service']:.0f} | {m['native'] / m['service']:.2f} | {m['per-backend'] / m['service']:.2f} |")
+if warm:
+    w = {k: statistics.median(v) for k, v in warm.items()}
+    print()
+    print("The same in one session per setting, after a first untimed run (psql's `\\timing`), ms, median:")
+    print()
+    print("| native | per-backend | service | service × native | service × per-backend |")
+    print("|---:|---:|---:|---:|---:|")
+    print(f"| {w['native']:.0f} | {w['per-backend']:.0f} | {w['service']:.0f} | {w['native'] / w['service']:.2f} | {w['per-backend'] / w['service']:.2f} |")
+if pair:
+    print()
+    print("Two sessions at once, each sorting the PAIR_ROWS-row table through the service, wall ms of the pair, median:")
+    print()
+    print("| GPUs the server sees | ms | × one GPU |")
+    print("|---:|---:|---:|")
+    one = statistics.median(pair[min(pair)])
+    for n in sorted(pair):
+        t = statistics.median(pair[n])
+        print(f"| {n} | {t:.0f} | {one / t:.2f} |")
 if bench:
     print()
     print("pgbench, each client one connection sorting every row and counting them:")
@@ -132,5 +204,13 @@ PY
 	echo '```'
 	echo "$stat"
 	echo '```'
+	if [ -n "${pair_stat:-}" ]; then
+		echo
+		echo "gpusort_stat after the pairs on every GPU (the server was restarted for them):"
+		echo
+		echo '```'
+		echo "$pair_stat"
+		echo '```'
+	fi
 } | tee "$file"
 echo "written: $file"
