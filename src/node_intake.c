@@ -276,18 +276,18 @@ prepare_reorder(GpuSortState *state, Size n)
 		return NULL;
 	r = palloc0(sizeof(GpuSortReorder));
 	r->m = m;
-	r->prepare = fill_reorder;
+	r->describe = fill_reorder;
 	r->arg = state;
+	r->cxt = state->sortcxt;
 	return r;
 }
 
-/* The arrays of a reorder, made only once the GPU has sorted. */
+/* The columns of a reorder (their sorted copies are allocated by the sort engine). */
 static bool
 fill_reorder(GpuSortReorder *r)
 {
 	GpuSortState *state = (GpuSortState *) r->arg;
 	ColumnStore *cols = &state->cols;
-	Size		m = r->m;
 	int			c;
 
 	r->fixed_in = palloc(2 * cols->natts * sizeof(void *));
@@ -296,18 +296,13 @@ fill_reorder(GpuSortReorder *r)
 	for (c = 0; c < cols->natts; c++)
 	{
 		r->fixed_in[r->nfixed] = cols->values[c];
-		r->fixed_size[r->nfixed] = cols->type[c].width;
-		r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * cols->type[c].width);
+		r->fixed_size[r->nfixed++] = cols->type[c].width;
 		if (cols->isnull[c])
 		{
 			r->fixed_in[r->nfixed] = cols->isnull[c];
-			r->fixed_size[r->nfixed] = sizeof(bool);
-			r->fixed_out[r->nfixed++] = gpusort_alloc_big(state->sortcxt, m * sizeof(bool));
+			r->fixed_size[r->nfixed++] = sizeof(bool);
 		}
 	}
-	for (c = 0; c < r->nfixed; c++)
-		if (r->fixed_out[c] == NULL)
-			return false;
 	return true;
 }
 

@@ -161,8 +161,32 @@ gpu_service_job_bytes_limit(void)
 bool
 gpu_service_device_infos(gpusort_device_info *infos, int *count)
 {
+	TimestampTz start = GetCurrentTimestamp();
+
 	if (!gpu_service_in_use())
 		return false;
+
+	/*
+	 * Right after a start the workers may still be counting or opening
+	 * their GPUs: wait for them (answering cancels) rather than ask CUDA here.
+	 */
+	for (;;)
+	{
+		bool		settled;
+
+		SpinLockAcquire(&service_shared->mutex);
+		settled = service_shared->ndevices >= 0;
+		for (int i = 0; i < Max(service_shared->ndevices, 0) && settled; i++)
+			settled = service_shared->devices[i].ready || service_shared->devices[i].pid == 0;
+		SpinLockRelease(&service_shared->mutex);
+		if (settled || service_never_started() ||
+			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SERVICE_START_GRACE_MS))
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
 	SpinLockAcquire(&service_shared->mutex);
 	*count = service_shared->ndevices;
 	for (int i = 0; i < Max(*count, 0); i++)
@@ -423,7 +447,7 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		return GPU_SERVICE_NO_SHARED_MEMORY;
 	}
 	/* columns the GPU also puts in order, where the segment has room for them */
-	if (reorder != NULL && reorder->prepare(reorder) && reorder->nfixed > 0)
+	if (reorder != NULL && gpusort_reorder_describe(reorder))
 	{
 		Size		end;
 
@@ -489,7 +513,7 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 		memcpy(perm, out, n * sizeof(uint32));
 		if (tie_bits != NULL && result.ties_done)
 			memcpy(tie_bits, out + n, GPUSORT_TIE_BITS_BYTES(n));
-		if (nfixed > 0 && result.reordered)
+		if (nfixed > 0 && result.reordered && gpusort_reorder_outputs(reorder))
 		{
 			for (int c = 0; c < nfixed; c++)
 				memcpy(reorder->fixed_out[c], (char *) base + out_at[c], m * sizes[c]);
@@ -499,6 +523,12 @@ gpu_service_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	}
 	release_job(slotno, job_id);
 	dsm_detach(seg);
+	if (sizes != NULL)
+	{
+		pfree(sizes);
+		pfree(in_at);
+		pfree(out_at);
+	}
 
 	if (result.status != GPUSORT_OK)
 	{

@@ -312,6 +312,8 @@ reorder_on_gpu(gpusort_job *gj, Size n, const JobColumns *cols, gpusort_status *
 	for (int c = 0; c < cols->nfixed; c++)
 		need = Max(need, (n + cols->m) * cols->sizes[c]);
 	rst = gpusort_device_memory(&free_b, &total_b);
+	if (rst == GPUSORT_ERR_CUDA_STICKY)
+		*st = rst;
 	if (rst != GPUSORT_OK || need > free_b)
 		return false;
 	for (int c = 0; c < cols->nfixed && rst == GPUSORT_OK; c++)
@@ -370,6 +372,14 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 				total_b = 0;
 
 	job->detail[0] = '\0';
+	if (seg != NULL &&
+		service_keys_bytes(job->n, job->nwords, job->want_ties) +
+		MAXALIGN(job->nfixed * sizeof(uint64)) > dsm_segment_map_length(seg))
+	{
+		/* not the layout the slot describes: another segment under a reused handle */
+		dsm_detach(seg);
+		seg = NULL;
+	}
 	if (seg == NULL)
 	{
 		/* the backend left and its segment is gone: nobody waits for this job */
@@ -405,6 +415,10 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 			}
 			pfree(in_at);
 			pfree(out_at);
+			/* a layout past the segment's end is no job of ours: no reorder */
+			if (end > dsm_segment_map_length(seg) ||
+				(emu != NULL && emu->permute == NULL))
+				cols.nfixed = 0;
 		}
 		if (emu != NULL)
 		{
@@ -414,10 +428,10 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 			job->reordered = false;
 			job->status = emu->run_job(ordinal, words, job->nwords, job->n, perm, ties,
 									   &job->ties_done);
-			if (job->status == GPUSORT_OK && job->nfixed > 0)
+			if (job->status == GPUSORT_OK && cols.nfixed > 0)
 			{
 				job->reordered = true;
-				for (int c = 0; c < job->nfixed && job->reordered; c++)
+				for (int c = 0; c < cols.nfixed && job->reordered; c++)
 					job->reordered = emu->permute(cols.in[c], cols.out[c], cols.sizes[c],
 												  perm, job->m) == GPUSORT_OK;
 			}

@@ -206,6 +206,28 @@ cpu_sort(const uint32 *const *words, int nwords, size_t n, uint32 *perm,
 	return true;
 }
 
+bool
+gpusort_reorder_describe(GpuSortReorder *reorder)
+{
+	if (reorder->described == 0)
+		reorder->described = reorder->describe(reorder) && reorder->nfixed > 0 ? 1 : -1;
+	return reorder->described == 1;
+}
+
+bool
+gpusort_reorder_outputs(GpuSortReorder *reorder)
+{
+	for (int c = 0; c < reorder->nfixed; c++)
+	{
+		if (reorder->fixed_out[c] == NULL)
+			reorder->fixed_out[c] = gpusort_alloc_big(reorder->cxt,
+													  Max(reorder->m, 1) * reorder->fixed_size[c]);
+		if (reorder->fixed_out[c] == NULL)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Put the row data of *reorder into sorted order on the device.  A failure
  * only costs the speed-up (the permutation is already on the host), unless
@@ -219,12 +241,12 @@ gpu_reorder(gpusort_job *job, size_t n, GpuSortReorder *reorder)
 				total_bytes,
 				need = 0;
 
-	if (!reorder->prepare(reorder))
+	if (!gpusort_reorder_describe(reorder))
 		return GPUSORT_OK;
 	for (int c = 0; c < reorder->nfixed; c++)
 		need = Max(need, (n + reorder->m) * reorder->fixed_size[c]);
 	st = gpusort_device_memory(&free_bytes, &total_bytes);
-	if (st != GPUSORT_OK || need > free_bytes)
+	if (st != GPUSORT_OK || need > free_bytes || !gpusort_reorder_outputs(reorder))
 		return st;
 	gpusort_phase_begin("reorder");
 	for (int c = 0; c < reorder->nfixed && st == GPUSORT_OK; c++)

@@ -31,20 +31,34 @@ typedef struct GpuSortRun
  * device, so that the rows are read sequentially afterwards (see
  * gpusort_job_permute_fixed in kernels/gpusort_kernels.h): fixed_in[c] of
  * n elements into fixed_out[c] of m.  done tells whether it happened; when
- * not, nothing the caller reads has changed.
+ * not, nothing the caller reads has changed (fixed_out entries that were
+ * allocated are the caller's to free).
  */
 typedef struct GpuSortReorder
 {
-	/* called once the GPU sort has succeeded, to fill in the rest; false: skip */
-	bool		(*prepare) (struct GpuSortReorder *reorder);
-	void	   *arg;			/* for prepare */
+	/*
+	 * Names the columns: nfixed, fixed_in, fixed_size, and fixed_out as an
+	 * array of NULLs (the sorted copies are allocated only when a GPU has
+	 * put them in order: gpusort_reorder_outputs).  false: no reorder.
+	 * Called through gpusort_reorder_describe, at most once.
+	 */
+	bool		(*describe) (struct GpuSortReorder *reorder);
+	void	   *arg;			/* for describe */
+	MemoryContext cxt;			/* where the sorted copies go */
 	size_t		m;				/* the first m rows of the sorted order */
 	int			nfixed;
 	const void **fixed_in;
 	void	  **fixed_out;
 	size_t	   *fixed_size;
+	int			described;		/* 0: not yet; 1: described; -1: no reorder */
 	bool		done;
 } GpuSortReorder;
+
+/* reorder->describe, once whatever the number of calls; false: no reorder */
+extern bool gpusort_reorder_describe(GpuSortReorder *reorder);
+
+/* The sorted copies allocated (those not yet); false if memory ran out. */
+extern bool gpusort_reorder_outputs(GpuSortReorder *reorder);
 
 /*
  * Sort of n rows whose keys are nwords encoded 32-bit words each

@@ -59,7 +59,7 @@ ok($node->poll_query_until('postgres',
 is(stat_value(q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpusort service'}),
 	'2', 'the workers show in pg_stat_activity');
 is(stat_value(q{SELECT string_agg(device || ' ' || name, ', ' ORDER BY device) FROM gpusort_devices()}),
-	'0 emulated GPU 0, 1 emulated GPU 1', 'gpusort_devices(): the service\'s GPUs');
+	'0 emulated GPU 0, 1 emulated GPU 1', 'gpusort_devices(): the service\'s GPUs (once they are open)');
 
 # sorts through the service: the native rows, and EXPLAIN names it
 is($node->safe_psql('postgres', $sum), $native, 'GpuSort through the service: the native rows');
@@ -94,6 +94,8 @@ my $bounded_sum = "SELECT md5(string_agg(x::text, '|')) || ' ' || count(*) FROM 
 is($node->safe_psql('postgres', "SET gpusort.gpu_reorder_min_rows = 0; $bounded_sum"),
 	$node->safe_psql('postgres', "SET gpusort.enabled = off; $bounded_sum"),
 	'and the first 70000 of them under a LIMIT (above the top-k heap)');
+ok(-e $permuted, 'the service put those columns in order');
+unlink($permuted);
 $node->safe_psql('postgres', 'CREATE ROLE watcher LOGIN IN ROLE pg_read_all_stats; CREATE ROLE nobody LOGIN');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM gpusort_stat', extra_params => [ '-U', 'watcher' ]),
 	'3', 'gpusort_stat: readable by pg_read_all_stats');
@@ -194,7 +196,10 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $sort});
 {
 	open(my $fh, '>', $fail) or die; close($fh);
 	my ($ret, $out, $err) = $node->psql('postgres', $sum);
+	my ($fret, $fout, $ferr) = $node->psql('postgres', "SET gpusort.gpu_reorder_min_rows = 0; $fixed_sum");
 	unlink($fail);
+	is($fout, $node->safe_psql('postgres', "SET gpusort.enabled = off; $fixed_sum"),
+		'a failed job with columns to put in order: the native rows');
 	is($out, $native, 'a failed job: the native rows');
 	like($err, qr/WARNING:  gpusort: the GPU service failed a sort of \d+ rows, using the CPU path/,
 		'a failed job: a WARNING');
