@@ -3,7 +3,8 @@
 # kernel test program (prints "skipped: no GPU" without one), pg_regress
 # (make installcheck) on a scratch cluster, the reliability suite (TAP tests
 # in test/t/, test/tap.sh), PostgreSQL's own regression suite with every
-# eligible Sort replaced (test/pg_core_regress.sh) and, on PostgreSQL 16 to
+# eligible Sort replaced (test/pg_core_regress.sh; a second time with every
+# sort sent through the GPU service's emulated devices) and, on PostgreSQL 16 to
 # 18, gpusort in a Citus cluster (test/citus_test.sh; Citus is built from
 # ../shared/vendor the first time).  Exit status 0 when all passed.
 #
