@@ -35,6 +35,9 @@
 
 ServiceShared *service_shared = NULL;
 
+/* how often a waiting backend looks at its job (its latch also wakes it) */
+#define SERVICE_POLL_MS 10
+
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static bool exit_callback_set = false;
@@ -83,6 +86,16 @@ gpu_service_register(void)
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = service_shmem_startup;
 	service_register_worker(0, false);
+}
+
+/* One poll's sleep of a waiting backend, answering cancels. */
+static void
+poll_pause(void)
+{
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, SERVICE_POLL_MS,
+					 PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
 }
 
 /* how long the first worker may take to start before the service counts as absent */
@@ -182,10 +195,7 @@ gpu_service_device_infos(gpusort_device_info *infos, int *count)
 		if (settled || service_never_started() ||
 			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SERVICE_START_GRACE_MS))
 			break;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		poll_pause();
 	}
 	SpinLockAcquire(&service_shared->mutex);
 	*count = service_shared->ndevices;
@@ -216,6 +226,16 @@ gpu_service_count_fallback(size_t n)
 	SpinLockRelease(&service_shared->mutex);
 }
 
+/* Its owner lets go of a slot: a queued or done job is withdrawn, a running one abandoned. */
+static void
+release_slot_locked(ServiceSlot *slot)
+{
+	if (slot->state == SLOT_RUNNING)
+		slot->state = SLOT_ABANDONED;
+	else if (slot->state == SLOT_QUEUED || slot->state == SLOT_DONE)
+		slot->state = SLOT_FREE;
+}
+
 /* At backend exit: withdraw or abandon this backend's jobs. */
 static void
 abandon_my_jobs(int code, Datum arg)
@@ -224,18 +244,12 @@ abandon_my_jobs(int code, Datum arg)
 		return;
 	SpinLockAcquire(&service_shared->mutex);
 	for (int i = 0; i < SERVICE_SLOTS; i++)
-	{
-		ServiceSlot *slot = &service_shared->slots[i];
-
-		if (slot->owner_pid != MyProcPid || slot->state == SLOT_FREE)
-			continue;
-		slot->state = slot->state == SLOT_RUNNING ? SLOT_ABANDONED :
-			slot->state == SLOT_ABANDONED ? SLOT_ABANDONED : SLOT_FREE;
-	}
+		if (service_shared->slots[i].owner_pid == MyProcPid)
+			release_slot_locked(&service_shared->slots[i]);
 	SpinLockRelease(&service_shared->mutex);
 }
 
-/* Withdraw (queued, done) or abandon (running) the job in slotno, if still ours. */
+/* Withdraw or abandon the job in slotno, if still ours. */
 static void
 release_job(int slotno, uint64 job_id)
 {
@@ -243,12 +257,7 @@ release_job(int slotno, uint64 job_id)
 
 	SpinLockAcquire(&service_shared->mutex);
 	if (slot->job_id == job_id)
-	{
-		if (slot->state == SLOT_RUNNING)
-			slot->state = SLOT_ABANDONED;
-		else if (slot->state == SLOT_QUEUED || slot->state == SLOT_DONE)
-			slot->state = SLOT_FREE;
-	}
+		release_slot_locked(slot);
 	SpinLockRelease(&service_shared->mutex);
 }
 
@@ -370,10 +379,7 @@ wait_for_job(int slotno, uint64 job_id, ServiceSlot *result)
 				return false;
 			continue;			/* a device took it meanwhile */
 		}
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
+		poll_pause();
 	}
 }
 

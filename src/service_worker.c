@@ -26,6 +26,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/timestamp.h"
 
+#include "gpu_service.h"
 #include "phase_hook.h"
 #include "service_shared.h"
 
@@ -108,35 +109,23 @@ worker_exit(int code, Datum arg)
 		SetLatch(&wake[i]->procLatch);
 }
 
-/* The GPUs worker 0 counted (-1: not yet). */
-static int
-gpu_count(void)
-{
-	int			count;
-
-	SpinLockAcquire(&service_shared->mutex);
-	count = service_shared->ndevices;
-	SpinLockRelease(&service_shared->mutex);
-	return count;
-}
-
-/* The device's free memory now (other processes' use changes it), published too. */
+/*
+ * The device's free memory now (other processes' use changes it), published
+ * for the backends' piece sizes too; read before each look at the queue.
+ */
 static Size
 refresh_free_bytes(int ordinal)
 {
 	ServiceDevice *dev = &service_shared->devices[ordinal];
 	size_t		free_b = 0,
 				total_b = 0;
+	bool		measured = gpusort_service_emulation_hook == NULL &&
+		gpusort_device_memory(&free_b, &total_b) == GPUSORT_OK;
 	Size		result;
 
-	if (gpusort_service_emulation_hook == NULL &&
-		gpusort_device_memory(&free_b, &total_b) == GPUSORT_OK)
-	{
-		SpinLockAcquire(&service_shared->mutex);
-		dev->free_bytes = free_b;
-		SpinLockRelease(&service_shared->mutex);
-	}
 	SpinLockAcquire(&service_shared->mutex);
+	if (measured)
+		dev->free_bytes = free_b;
 	result = dev->free_bytes;
 	SpinLockRelease(&service_shared->mutex);
 	return result;
@@ -368,8 +357,6 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 	ServiceSlot *slot = &service_shared->slots[slotno];
 	dsm_segment *seg = dsm_attach(job->segment);
 	PGPROC	   *wake = NULL;
-	size_t		free_b = 0,
-				total_b = 0;
 
 	job->detail[0] = '\0';
 	if (seg != NULL &&
@@ -452,9 +439,6 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 		}
 		pfree(words);
 	}
-	if (emu == NULL)
-		(void) gpusort_device_memory(&free_b, &total_b);
-
 	SpinLockAcquire(&service_shared->mutex);
 	if (slot->job_id != job->job_id || slot->runner_pid != MyProcPid)
 	{
@@ -481,8 +465,6 @@ run_job(int ordinal, int slotno, ServiceSlot *job)
 		if (job->status != GPUSORT_OK)
 			dev->failures++;
 	}
-	if (emu == NULL && total_b > 0)
-		dev->free_bytes = free_b;
 	SpinLockRelease(&service_shared->mutex);
 	if (wake != NULL)
 		SetLatch(&wake->procLatch);
@@ -544,7 +526,7 @@ gpusort_service_main(Datum main_arg)
 	else
 	{
 		/* worker 0 counts the GPUs */
-		while ((count = gpu_count()) < 0)
+		while ((count = gpu_service_devices()) < 0)
 			wait_for_work();
 	}
 	if (ordinal >= count)

@@ -122,6 +122,25 @@ sub wait_running
 		'SELECT sum(running) FROM gpusort_stat WHERE device IS NOT NULL', $n);
 }
 
+# Create an empty file (the emulation's hold and fail files).
+sub touch
+{
+	my ($path) = @_;
+	open(my $fh, '>', $path) or die "$path: $!";
+	close($fh);
+}
+
+# A sort started in the background whose job a device has taken and holds
+# (until the hold file goes): its start_sort handle.
+sub start_held_sort
+{
+	my ($what) = @_;
+	touch($hold);
+	my $x = start_sort('', $sum);
+	ok(wait_running(1), "$what: the job runs");
+	return $x;
+}
+
 sub bg_pid
 {
 	return $node->safe_psql('postgres',
@@ -142,7 +161,7 @@ $node->pgbench(
 
 # both devices take jobs: two sorts held at once, one on each
 {
-	open(my $fh, '>', $hold) or die; close($fh);
+	touch($hold);
 	my @s = (start_sort('', $sum), start_sort('', $sum));
 	ok(wait_running(2), 'two jobs running at once');
 	is(stat_value('SELECT count(*) FROM gpusort_stat WHERE running = 1'), '2',
@@ -164,9 +183,7 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $sort});
 
 # a backend cancelled while its job runs returns at once; the slot is freed after
 {
-	open(my $fh, '>', $hold) or die; close($fh);
-	my $x = start_sort('', $sum);
-	ok(wait_running(1), 'cancel: the job runs');
+	my $x = start_held_sort('cancel');
 	my $pid = bg_pid();
 	$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
 	$x->{h}->finish;
@@ -180,9 +197,7 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $sort});
 
 # a backend terminated while its job runs: no slot left behind
 {
-	open(my $fh, '>', $hold) or die; close($fh);
-	my $x = start_sort('', $sum);
-	ok(wait_running(1), 'terminate: the job runs');
+	my $x = start_held_sort('terminate');
 	my $pid = bg_pid();
 	$node->safe_psql('postgres', "SELECT pg_terminate_backend($pid)");
 	$x->{h}->finish;
@@ -194,7 +209,7 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $sort});
 
 # a failed job: one WARNING, the native rows through the CPU path
 {
-	open(my $fh, '>', $fail) or die; close($fh);
+	touch($fail);
 	my ($ret, $out, $err) = $node->psql('postgres', $sum);
 	my ($fret, $fout, $ferr) = $node->psql('postgres', "SET gpusort.gpu_reorder_min_rows = 0; $fixed_sum");
 	unlink($fail);
@@ -214,9 +229,7 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $sort});
 {
 	my $old = stat_value(
 		q{SELECT string_agg(service_pid::text, ' ' ORDER BY device) FROM gpusort_stat WHERE device IS NOT NULL});
-	open(my $fh, '>', $hold) or die; close($fh);
-	my $x = start_sort('', $sum);
-	ok(wait_running(1), 'service stop: the job runs');
+	my $x = start_held_sort('service stop');
 	$node->safe_psql('postgres',
 		q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'gpusort service'});
 	$x->{h}->finish;
